@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <Eigen/Dense>
+
+namespace reluopt {
+
+// What the optimizer found (never whether a call worked: bad input is an exception).
+enum class SolveStatus {
+  kOptimal,     // the bound closes on the objective
+  kFeasible,    // a solution, not proven optimal
+  kNoSolution,  // nothing found within the limits
+};
+
+enum class StopReason { kCompleted, kTimeLimit, kInterrupted };
+
+std::string status_name(SolveStatus status);
+std::string stop_reason_name(StopReason reason);
+
+struct SolveResult {
+  std::string method;
+  SolveStatus status = SolveStatus::kNoSolution;
+  StopReason stopped_by = StopReason::kCompleted;
+  // Objective g(x) in the user's sense, from a double-precision forward pass at x (never the solver's value).
+  double objective = 0.0;
+  Eigen::VectorXd x;
+  Eigen::VectorXd outputs;           // network outputs at x
+  std::optional<double> bound;       // a valid bound in the user's sense, when a method proves one
+  long samples = 0;
+  long lps = 0;
+  long duplicate_patterns = 0;
+  long lp_failures = 0;              // LPs that ended without an optimum (the sample itself was kept)
+  double seconds = 0.0;
+  std::uint64_t seed = 0;
+  int threads = 1;
+  double domain_violation = 0.0;     // largest bound/row violation of x (0 when inside)
+  std::string version = RELUOPT_VERSION;
+};
+
+}  // namespace reluopt

@@ -1,0 +1,40 @@
+#include "algorithms/incumbent.h"
+
+#include <algorithm>
+
+namespace reluopt {
+
+namespace {
+
+bool better(const EvaluatedPoint& a, const EvaluatedPoint& b) {
+  if (a.value != b.value) return a.value > b.value;
+  return std::lexicographical_compare(a.x.begin(), a.x.end(), b.x.begin(), b.x.end());
+}
+
+}  // namespace
+
+void Incumbent::offer(EvaluatedPoint point) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!best_ || better(point, *best_)) best_ = std::move(point);
+}
+
+std::optional<double> Incumbent::best_value() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!best_) return std::nullopt;
+  return best_->value;
+}
+
+void Incumbent::fill(const Problem& problem, SolveResult& result) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!best_) {
+    result.status = SolveStatus::kNoSolution;
+    return;
+  }
+  result.status = SolveStatus::kFeasible;
+  result.x = best_->x;
+  result.outputs = best_->outputs;
+  result.objective = problem.objective.value(best_->outputs);
+  result.domain_violation = problem.domain.max_violation(best_->x);
+}
+
+}  // namespace reluopt

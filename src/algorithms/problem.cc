@@ -1,0 +1,90 @@
+#include "reluopt/problem.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "reluopt/error.h"
+#include "reluopt/linear_model.h"
+#include "solver/clp_lp.h"
+
+namespace reluopt {
+
+namespace {
+
+// The Chebyshev centre of P over its free coordinates (those with lower < upper):
+//   max r  s.t.  a_i x + ||a_i|| r <= b_i,  x_j - r >= lo_j,  x_j + r <= hi_j,  r >= 0.
+// Infeasible means P is empty; r = 0 means P has no interior, which hit-and-run cannot walk.
+Eigen::VectorXd chebyshev_centre(const Domain& domain) {
+  const int dim = domain.dim();
+  LinearModel model;
+  double widest = 0.0;
+  for (int j = 0; j < dim; ++j) {
+    model.add_column(domain.lower[j], domain.upper[j]);
+    widest = std::max(widest, domain.upper[j] - domain.lower[j]);
+  }
+  const int r = model.add_column(0.0, widest, 1.0);
+  for (int j = 0; j < dim; ++j) {
+    if (domain.upper[j] <= domain.lower[j]) continue;
+    model.add_row({j, r}, {1.0, -1.0}, domain.lower[j], kInfinity);
+    model.add_row({j, r}, {1.0, 1.0}, -kInfinity, domain.upper[j]);
+  }
+  for (int i = 0; i < domain.num_rows(); ++i) {
+    std::vector<int> index;
+    std::vector<double> value;
+    double norm = 0.0;
+    for (int j = 0; j < dim; ++j) {
+      if (domain.A(i, j) == 0.0) continue;
+      index.push_back(j);
+      value.push_back(domain.A(i, j));
+      if (domain.upper[j] > domain.lower[j]) norm += domain.A(i, j) * domain.A(i, j);
+    }
+    index.push_back(r);
+    value.push_back(std::sqrt(norm));
+    model.add_row(index, value, -kInfinity, domain.b[i]);
+  }
+  ClpLp lp;
+  const LpSolution solution = lp.solve(model);
+  if (solution.status == LpStatus::kInfeasible) throw Error("domain is empty: no x satisfies A x <= b within the bounds");
+  if (solution.status != LpStatus::kOptimal) throw Error("could not check the domain: the LP for its centre failed");
+  const double radius = solution.values[r];
+  if (widest > 0.0 && radius <= 1e-9 * std::max(1.0, widest))
+    throw Error("domain has an empty interior: its rows leave no room to sample (equality-like rows are not supported)");
+  return Eigen::Map<const Eigen::VectorXd>(solution.values.data(), dim);
+}
+
+}  // namespace
+
+Problem make_problem(const Network& network, Domain domain, Objective objective) {
+  domain.validate(network.input_dim());
+  objective.validate(network.output_dim());
+  Eigen::VectorXd interior = 0.5 * (domain.lower + domain.upper);
+  if (domain.has_rows()) {
+    interior = chebyshev_centre(domain);
+  }
+  NeuronBounds interval = interval_bounds(network, domain);
+  return Problem{network, std::move(domain), std::move(objective), std::move(interior), std::move(interval)};
+}
+
+EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x) {
+  const Domain& domain = problem.domain;
+  x = x.cwiseMax(domain.lower).cwiseMin(domain.upper);
+  if (domain.has_rows()) {
+    // Solvers meet rows only up to their tolerance; step towards the interior point until every row holds.
+    const Eigen::VectorXd excess = domain.A * x - domain.b;
+    const Eigen::VectorXd centre_slack = domain.b - domain.A * problem.interior_point;
+    double theta = 0.0;
+    for (Eigen::Index i = 0; i < excess.size(); ++i)
+      if (excess[i] > 0.0) theta = std::max(theta, excess[i] / (excess[i] + centre_slack[i]));
+    if (theta > 0.0) {
+      theta = std::min(1.0, theta * (1.0 + 1e-9) + 1e-15);
+      x += theta * (problem.interior_point - x);
+    }
+  }
+  EvaluatedPoint point;
+  point.outputs = problem.network.forward(x);
+  point.value = problem.objective.sign() * problem.objective.value(point.outputs);
+  point.x = std::move(x);
+  return point;
+}
+
+}  // namespace reluopt
