@@ -1,0 +1,119 @@
+#include "cli_options.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "reluopt/error.h"
+
+namespace reluopt::cli {
+
+namespace {
+
+template <typename T>
+T parse_number(const std::string& flag, const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty())
+    throw UsageError("invalid value '" + text + "' for " + flag);
+  return value;
+}
+
+double parse_seconds(const std::string& flag, const std::string& text) {
+  const double value = parse_number<double>(flag, text);
+  if (!(value >= 0.0) || !std::isfinite(value)) throw UsageError(flag + " must be a finite number >= 0");
+  return value;
+}
+
+}  // namespace
+
+std::string help_text() {
+  return R"(reluopt: optimize a linear function of a trained ReLU network's outputs over a polyhedron.
+
+Usage:
+  reluopt solve MODEL [options]     MODEL is an ONNX file (.onnx) or an NNet file (.nnet)
+  reluopt --help | --version
+
+Options of solve:
+  --domain FILE        JSON {"lower": [...], "upper": [...], "A": [[...]], "b": [...]} (A x <= b optional);
+                       default [0,1]^d (for NNet files: the file's input bounds)
+  --objective FILE     JSON {"sense": "max"|"min", "weights": [one per output], "constant": c};
+                       default: maximize output 0
+  --method NAME        sampling (Algorithm 1 of Perakis & Tsiourvas)          [sampling]
+  --samples N          number of samples                                       [1000]
+  --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
+  --threads T          worker threads                                          [all cores]
+  --seed K             random seed; the same seed and thread count give the same answer   [0]
+  --json FILE          write the result as JSON
+  --quiet              no progress line on stderr
+
+Exit codes: 0 the run finished (whatever it found: see status), 1 bad input, 2 bad command line.
+Ctrl-C stops the run and still reports the best point found.
+)";
+}
+
+CliOptions parse_command_line(const std::vector<std::string>& args) {
+  CliOptions options;
+  if (args.empty()) throw UsageError("no command given (try 'reluopt --help')");
+  const std::string& command = args[0];
+  if (command == "--help" || command == "-h" || command == "help") return options;
+  if (command == "--version" || command == "-V") {
+    options.command = Command::kVersion;
+    return options;
+  }
+  if (command != "solve") throw UsageError("unknown command '" + command + "' (try 'reluopt --help')");
+  options.command = Command::kSolve;
+
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::optional<std::string> inline_value;
+    if (flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos) {
+      inline_value = flag.substr(flag.find('=') + 1);
+      flag = flag.substr(0, flag.find('='));
+    }
+    auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+      return args[++i];
+    };
+    if (flag == "--help" || flag == "-h") {
+      options.command = Command::kHelp;
+      return options;
+    } else if (flag == "--domain") {
+      options.domain_file = value();
+    } else if (flag == "--objective") {
+      options.objective_file = value();
+    } else if (flag == "--method") {
+      try {
+        options.solve.method = parse_method(value());
+      } catch (const Error& e) {
+        throw UsageError(e.what());
+      }
+    } else if (flag == "--samples") {
+      options.solve.sampling.samples = parse_number<long>(flag, value());
+      if (options.solve.sampling.samples < 1) throw UsageError("--samples must be >= 1");
+    } else if (flag == "--time-limit") {
+      options.time_limit = parse_seconds(flag, value());
+    } else if (flag == "--threads") {
+      options.solve.sampling.threads = parse_number<int>(flag, value());
+      if (options.solve.sampling.threads < 1) throw UsageError("--threads must be >= 1");
+    } else if (flag == "--seed") {
+      options.solve.sampling.seed = parse_number<std::uint64_t>(flag, value());
+    } else if (flag == "--json") {
+      options.json_file = value();
+    } else if (flag == "--quiet" || flag == "-q") {
+      if (inline_value) throw UsageError("--quiet takes no value");
+      options.quiet = true;
+    } else if (flag.rfind("-", 0) == 0 && flag.size() > 1) {
+      throw UsageError("unknown option '" + flag + "' (try 'reluopt --help')");
+    } else if (options.model.empty()) {
+      options.model = flag;
+    } else {
+      throw UsageError("unexpected argument '" + flag + "' (only one MODEL is accepted)");
+    }
+  }
+  if (options.model.empty()) throw UsageError("solve needs a MODEL file (try 'reluopt --help')");
+  return options;
+}
+
+}  // namespace reluopt::cli

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reluopt/options.h"
+
+namespace reluopt::cli {
+
+// A command-line usage error: reported in one line with exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Command { kHelp, kVersion, kSolve };
+
+struct CliOptions {
+  Command command = Command::kHelp;
+  std::string model;
+  std::optional<std::string> domain_file;
+  std::optional<std::string> objective_file;
+  std::optional<std::string> json_file;
+  double time_limit = -1.0;  // < 0: none
+  bool quiet = false;
+  SolveOptions solve;
+};
+
+// Throws UsageError on unknown flags, missing or malformed values.
+CliOptions parse_command_line(const std::vector<std::string>& args);
+
+std::string help_text();
+
+}  // namespace reluopt::cli

@@ -1,0 +1,67 @@
+#include "report.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace reluopt::cli {
+
+namespace {
+
+std::string format_number(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
+}
+
+std::string stop_text(const SolveResult& result) {
+  switch (result.stopped_by) {
+    case StopReason::kCompleted: return "all samples done";
+    case StopReason::kTimeLimit: return "time limit reached";
+    case StopReason::kInterrupted: return "interrupted";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string summary_text(const SolveResult& result, const RunInfo& info, const std::string& network_shape) {
+  std::ostringstream out;
+  out << "reluopt " << result.version << ", method " << result.method << "\n";
+  out << "  model       " << info.model << " (" << network_shape << ")\n";
+  out << "  domain      " << info.domain << "\n";
+  out << "  objective   " << info.objective << "\n";
+  out << "  status      " << status_name(result.status) << " (" << stop_text(result) << ")\n";
+  if (result.status != SolveStatus::kNoSolution) {
+    out << "  value       " << format_number(result.objective) << "  (forward pass at x)\n";
+  } else {
+    out << "  value       none: no point found within the limits\n";
+  }
+  out << "  bound       " << (result.bound ? format_number(*result.bound) : "none proven") << "\n";
+  out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
+      << " duplicate patterns skipped";
+  if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
+  out << ")\n";
+  char timing[128];
+  std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,
+                result.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.seed));
+  out << "  time        " << timing << "\n";
+  if (result.status != SolveStatus::kNoSolution) {
+    const Eigen::Index shown = std::min<Eigen::Index>(result.x.size(), 8);
+    out << "  x           [";
+    for (Eigen::Index i = 0; i < shown; ++i) out << (i ? ", " : "") << format_number(result.x[i]);
+    if (shown < result.x.size()) out << ", ... (" << result.x.size() << " values; all in the JSON)";
+    out << "]\n";
+  }
+  return out.str();
+}
+
+std::string progress_line(const Progress& progress) {
+  char line[200];
+  std::snprintf(line, sizeof line, "[%7.1fs] samples %ld  LPs %ld  incumbent %s  bound %s", progress.seconds,
+                progress.samples, progress.lps,
+                progress.incumbent ? format_number(*progress.incumbent).c_str() : "-",
+                progress.bound ? format_number(*progress.bound).c_str() : "-");
+  return line;
+}
+
+}  // namespace reluopt::cli

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+
+#include "reluopt/domain.h"
+#include "reluopt/objective.h"
+#include "reluopt/result.h"
+
+namespace reluopt {
+
+// {"lower": [...], "upper": [...], "A": [[...], ...], "b": [...]}; A and b are optional.
+// Throws reluopt::Error naming the file on unreadable or malformed JSON or missing fields.
+Domain read_domain_json(const std::string& path);
+
+// {"sense": "max" | "min", "weights": [m numbers], "constant": c}; sense and constant are optional.
+Objective read_objective_json(const std::string& path);
+
+// Context of a run that the result JSON records beside the result itself.
+struct RunInfo {
+  std::string model;      // the model path
+  std::string domain;     // the domain's description
+  std::string objective;  // the objective's description
+};
+
+// The result as JSON (a contract other tools read; see README). Values are in the user's sense.
+std::string result_to_json(const SolveResult& result, const RunInfo& info);
+
+}  // namespace reluopt
