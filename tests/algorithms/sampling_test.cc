@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "reluopt/error.h"
+#include "reluopt/solve.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
+//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
+// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
+// max over [0,1]^2: 2.5 at (1, 0).  min: -0.5 at (1, 1).
+Network tiny_network() {
+  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
+  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
+  return Network({hidden, output});
+}
+
+SolveOptions sampling(long samples, int threads, std::uint64_t seed = 0) {
+  SolveOptions options;
+  options.sampling.samples = samples;
+  options.sampling.threads = threads;
+  options.sampling.seed = seed;
+  return options;
+}
+
+void expect_honest(const Network& net, const Domain& domain, const Objective& objective, const SolveResult& r) {
+  ASSERT_NE(r.status, SolveStatus::kNoSolution);
+  EXPECT_LE(domain.max_violation(r.x), 1e-12);
+  EXPECT_DOUBLE_EQ(r.objective, objective.value(net.forward(r.x)));
+}
+
+TEST(Sampling, FindsTheTinyNetworkMaximum) {
+  const Network net = tiny_network();
+  const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), sampling(50, 1));
+  expect_honest(net, Domain::unit_box(2), Objective::output(1), r);
+  EXPECT_EQ(r.status, SolveStatus::kFeasible);
+  EXPECT_FALSE(r.bound.has_value());
+  EXPECT_NEAR(r.objective, 2.5, 1e-9);
+  EXPECT_NEAR(r.x[0], 1.0, 1e-9);
+  EXPECT_NEAR(r.x[1], 0.0, 1e-9);
+  EXPECT_EQ(r.samples, 50);
+  // The tiny network has at most 4 regions: almost every sample repeats a pattern.
+  EXPECT_LE(r.lps, 4);
+  EXPECT_EQ(r.lps + r.duplicate_patterns, r.samples);
+  EXPECT_EQ(r.method, "sampling");
+}
+
+TEST(Sampling, MinimizesInTheUsersSense) {
+  const Network net = tiny_network();
+  Objective minimize = Objective::output(1);
+  minimize.sense = Sense::kMinimize;
+  const SolveResult r = solve(net, Domain::unit_box(2), minimize, sampling(50, 2));
+  expect_honest(net, Domain::unit_box(2), minimize, r);
+  EXPECT_NEAR(r.objective, -0.5, 1e-9);
+}
+
+TEST(Sampling, SameSeedAndThreadsGiveTheSameAnswer) {
+  const Network net = testing::random_network(8, {20, 20}, 1, 3);
+  for (int threads : {1, 2}) {
+    const SolveResult a = solve(net, Domain::unit_box(8), Objective::output(1), sampling(200, threads, 9));
+    const SolveResult b = solve(net, Domain::unit_box(8), Objective::output(1), sampling(200, threads, 9));
+    EXPECT_EQ(a.objective, b.objective);
+    EXPECT_EQ(a.x, b.x);
+    EXPECT_EQ(a.lps, b.lps);
+    EXPECT_EQ(a.duplicate_patterns, b.duplicate_patterns);
+    EXPECT_EQ(a.threads, threads);
+  }
+}
+
+TEST(Sampling, MultiOutputObjectiveOnAPolytope) {
+  const Network net = testing::random_network(5, {10, 8}, 3, 5);
+  const Domain domain = testing::random_polytope(5, 6, 7);
+  Objective objective;
+  objective.weights = Eigen::Vector3d(1.0, -2.0, 0.5);
+  objective.constant = -1.0;
+  const SolveResult r = solve(net, domain, objective, sampling(300, 2, 1));
+  expect_honest(net, domain, objective, r);
+  EXPECT_GT(r.lps, 0);
+}
+
+TEST(Sampling, AnAffineNetworkIsSolvedToOptimality) {
+  // One hidden neuron that is always active on [0,1]^2: the network is affine on P, so one LP is exact.
+  const Network net({DenseLayer{Eigen::MatrixXd{{1.0, 1.0}}, Eigen::VectorXd{{1.0}}},
+                     DenseLayer{Eigen::MatrixXd{{-1.0}}, Eigen::VectorXd{{0.0}}}});
+  const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), sampling(5, 1));
+  EXPECT_EQ(r.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(r.objective, -1.0, 1e-12);
+  ASSERT_TRUE(r.bound.has_value());
+  EXPECT_NEAR(*r.bound, -1.0, 1e-9);
+}
+
+TEST(Sampling, StopRequestBeforeStartReturnsNoSolution) {
+  const Network net = tiny_network();
+  std::atomic<bool> stop{true};
+  RunControl control;
+  control.stop = &stop;
+  const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), sampling(100, 2), control);
+  EXPECT_EQ(r.status, SolveStatus::kNoSolution);
+  EXPECT_EQ(r.samples, 0);
+  EXPECT_EQ(r.stopped_by, StopReason::kInterrupted);
+}
+
+TEST(Sampling, TimeLimitEndsALongRun) {
+  const Network net = testing::random_network(20, {30, 30}, 1, 2);
+  RunControl control;
+  control.time_limit = 0.3;
+  int progress_calls = 0;
+  control.progress_interval = 0.05;
+  control.on_progress = [&](const Progress& p) {
+    ++progress_calls;
+    EXPECT_GE(p.samples, 0);
+  };
+  const SolveResult r = solve(net, Domain::unit_box(20), Objective::output(1), sampling(100000000, 2), control);
+  EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
+  EXPECT_EQ(r.status, SolveStatus::kFeasible);
+  EXPECT_LT(r.samples, 100000000);
+  EXPECT_GT(progress_calls, 0);
+}
+
+TEST(Sampling, RejectsBadInput) {
+  const Network net = tiny_network();
+  EXPECT_THROW(solve(net, Domain::unit_box(3), Objective::output(1), sampling(5, 1)), Error);
+  EXPECT_THROW(solve(net, Domain::unit_box(2), Objective::output(2), sampling(5, 1)), Error);
+  EXPECT_THROW(parse_method("simulated-annealing"), Error);
+}
+
+}  // namespace
+}  // namespace reluopt

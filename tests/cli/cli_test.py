@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""End-to-end runs of the reluopt command-line tool: results parsed from its JSON and checked against an
+independent numpy forward pass; every class of bad input gives one line on stderr and exit code 1 or 2.
+
+Usage: cli_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+BINARY, FIXTURES, EXAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def xavier_layers(sizes, seed):
+    rng = np.random.default_rng(seed)
+    layers = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        a = np.sqrt(6.0 / (fan_in + fan_out))
+        weights = rng.uniform(-a, a, size=(fan_out, fan_in)).astype(np.float32).astype(np.float64)
+        bias = rng.uniform(-1, 1, size=fan_out).astype(np.float32).astype(np.float64) / np.sqrt(fan_in)
+        layers.append((weights, bias.astype(np.float32).astype(np.float64)))
+    return layers
+
+
+def write_gemm_onnx(layers, path, last_op=None):
+    """PyTorch-style export: Gemm(transB=1) + Relu, input [1, d]."""
+    nodes, inits = [], []
+    current = "x"
+    for k, (weights, bias) in enumerate(layers):
+        inits.append(numpy_helper.from_array(weights.astype(np.float32), f"W{k}"))
+        inits.append(numpy_helper.from_array(bias.astype(np.float32), f"b{k}"))
+        nodes.append(helper.make_node("Gemm", [current, f"W{k}", f"b{k}"], [f"h{k}"], name=f"gemm{k}", transB=1))
+        current = f"h{k}"
+        if k + 1 < len(layers):
+            nodes.append(helper.make_node("Relu", [current], [f"a{k}"], name=f"relu{k}"))
+            current = f"a{k}"
+    if last_op:
+        nodes.append(helper.make_node(last_op, [current], ["y"], name="final_" + last_op.lower()))
+        current = "y"
+    d, m = layers[0][0].shape[1], layers[-1][0].shape[0]
+    graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, d])],
+                              [helper.make_tensor_value_info(current, TensorProto.FLOAT, [1, m])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def forward(layers, x):
+    value = np.asarray(x, dtype=np.float64)
+    for k, (weights, bias) in enumerate(layers):
+        value = weights @ value + bias
+        if k + 1 < len(layers):
+            value = np.maximum(value, 0.0)
+    return value
+
+
+class Cli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        cls.layers = xavier_layers([6, 16, 16, 3], seed=4)
+        cls.model = cls.path("net.onnx")
+        write_gemm_onnx(cls.layers, cls.model)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    @classmethod
+    def path(cls, name):
+        return os.path.join(cls.dir, name)
+
+    def write_json(self, name, content):
+        path = self.path(name)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def run_tool(self, *args, timeout=120):
+        return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
+
+    def solve(self, *args):
+        out = self.path("result.json")
+        if os.path.exists(out):
+            os.remove(out)
+        proc = self.run_tool("solve", *args, "--json", out, "--quiet")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            return json.load(f), proc
+
+    def assert_honest(self, result, layers, weights, constant, lower, upper, A=None, b=None):
+        x = np.array(result["x"])
+        value = float(np.dot(weights, forward(layers, x)) + constant)
+        self.assertAlmostEqual(result["objective"], value, delta=1e-6 * max(1.0, abs(value)))
+        self.assertTrue(np.all(x >= np.array(lower) - 1e-7) and np.all(x <= np.array(upper) + 1e-7))
+        if A is not None:
+            self.assertTrue(np.all(np.array(A) @ x <= np.array(b) + 1e-7))
+
+    def assert_bad_input(self, args, code, *words):
+        proc = self.run_tool(*args)
+        self.assertEqual(proc.returncode, code, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        for word in words:
+            self.assertIn(word, lines[0])
+        return lines[0]
+
+    # ---- good runs ----------------------------------------------------------------------------------
+    def test_help_and_version(self):
+        proc = self.run_tool("--help")
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("reluopt solve MODEL", proc.stdout)
+        proc = self.run_tool("--version")
+        self.assertEqual(proc.returncode, 0)
+        self.assertRegex(proc.stdout, r"^reluopt \d+\.\d+\.\d+")
+
+    def test_default_domain_and_objective(self):
+        result, proc = self.solve(self.model, "--samples", "300", "--seed", "3", "--threads", "2")
+        for key in ["method", "status", "objective", "x", "bound", "samples", "lps", "duplicate_patterns",
+                    "seconds", "seed", "threads", "version", "model", "domain"]:
+            self.assertIn(key, result)
+        self.assertEqual(result["method"], "sampling")
+        self.assertEqual(result["status"], "feasible")
+        self.assertIsNone(result["bound"])
+        self.assertEqual(result["samples"], 300)
+        self.assertEqual(result["lps"] + result["duplicate_patterns"], 300)
+        self.assertEqual(result["seed"], 3)
+        self.assertEqual(result["threads"], 2)
+        self.assertIn("[0,1]^6", result["domain"])
+        self.assertIn("default", result["domain"])
+        self.assertIn("default", proc.stdout)  # the summary says the defaults were used
+        self.assertIn("maximize output 0", proc.stdout)
+        self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
+
+    def test_same_seed_same_answer(self):
+        a, _ = self.solve(self.model, "--samples", "200", "--seed", "5", "--threads", "2")
+        b, _ = self.solve(self.model, "--samples", "200", "--seed", "5", "--threads", "2")
+        self.assertEqual(a["x"], b["x"])
+        self.assertEqual(a["objective"], b["objective"])
+
+    def test_polytope_and_multi_output_minimization(self):
+        rng = np.random.default_rng(1)
+        A = rng.normal(size=(4, 6))
+        b = A @ np.full(6, 0.5) + 0.3
+        lower, upper = [-1.0] * 6, [2.0] * 6
+        domain = self.write_json("poly.json", {"lower": lower, "upper": upper, "A": A.tolist(), "b": b.tolist()})
+        objective = self.write_json("obj.json", {"sense": "min", "weights": [1.0, -0.5, 2.0], "constant": 0.75})
+        result, _ = self.solve(self.model, "--domain", domain, "--objective", objective, "--samples", "300")
+        self.assertEqual(result["status"], "feasible")
+        self.assert_honest(result, self.layers, np.array([1.0, -0.5, 2.0]), 0.75, lower, upper, A, b)
+        # Minimization: the reported value is no larger than the objective at the domain's samples' centre.
+        centre_value = float(np.dot([1.0, -0.5, 2.0], forward(self.layers, np.full(6, 0.5))) + 0.75)
+        self.assertLessEqual(result["objective"], centre_value + 1e-9)
+
+    def test_time_limit_stops_the_run(self):
+        result, _ = self.solve(self.model, "--samples", "1000000000", "--time-limit", "1")
+        self.assertEqual(result["stopped_by"], "time_limit")
+        self.assertEqual(result["status"], "feasible")
+        self.assertLess(result["samples"], 1000000000)
+
+    def test_ctrl_c_still_reports_the_incumbent(self):
+        out = self.path("interrupted.json")
+        proc = subprocess.Popen([BINARY, "solve", self.model, "--samples", "1000000000", "--json", out, "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, stderr)
+        self.assertIn("interrupted", stdout)
+        with open(out) as f:
+            result = json.load(f)
+        self.assertEqual(result["stopped_by"], "interrupted")
+        self.assertEqual(result["status"], "feasible")
+        self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
+
+    def test_example_runs(self):
+        model = os.path.join(EXAMPLES, "xavier_10_50_50.onnx")
+        domain = os.path.join(EXAMPLES, "budget_domain.json")
+        result, _ = self.solve(model, "--domain", domain, "--samples", "100")
+        self.assertEqual(result["status"], "feasible")
+
+    def test_nnet_model(self):
+        model = os.path.join(FIXTURES, "nnet", "small.nnet")
+        result, proc = self.solve(model, "--samples", "100")
+        self.assertEqual(result["status"], "feasible")
+        self.assertIn("NNet", result["domain"])
+
+    # ---- bad input: one line, exit 1 (input) or 2 (command line) ---------------------------------------
+    def test_missing_model(self):
+        self.assert_bad_input(["solve", self.path("nope.onnx")], 1, "nope.onnx")
+
+    def test_not_onnx(self):
+        path = self.write_json("text.onnx", "this is not a model\n")
+        self.assert_bad_input(["solve", path], 1, "text.onnx", "not an ONNX model")
+
+    def test_unsupported_operator(self):
+        path = self.path("sigmoid.onnx")
+        write_gemm_onnx(self.layers, path, last_op="Sigmoid")
+        self.assert_bad_input(["solve", path], 1, "Sigmoid", "final_sigmoid")
+
+    def test_inconsistent_shapes(self):
+        layers = [(np.ones((4, 6)), np.zeros(4)), (np.ones((1, 5)), np.zeros(1))]
+        path = self.path("shapes.onnx")
+        write_gemm_onnx(layers, path)
+        self.assert_bad_input(["solve", path], 1, "inconsistent shapes")
+
+    def test_domain_of_wrong_dimension(self):
+        domain = self.write_json("dim.json", {"lower": [0, 0], "upper": [1, 1]})
+        self.assert_bad_input(["solve", self.model, "--domain", domain], 1, "dimension")
+
+    def test_empty_domain(self):
+        domain = self.write_json("empty.json", {"lower": [0] * 6, "upper": [1] * 6,
+                                                "A": [[-1] * 6], "b": [-7]})
+        self.assert_bad_input(["solve", self.model, "--domain", domain], 1, "empty")
+        crossed = self.write_json("crossed.json", {"lower": [0] * 5 + [2], "upper": [1] * 6})
+        self.assert_bad_input(["solve", self.model, "--domain", crossed], 1, "empty")
+
+    def test_infinite_and_nan_bounds(self):
+        infinite = self.write_json("inf.json", '{"lower": [0,0,0,0,0,0], "upper": [1,1,1,1,1,"inf"]}')
+        self.assert_bad_input(["solve", self.model, "--domain", infinite], 1, "not finite")
+        nan = self.write_json("nan.json", '{"lower": [0,0,0,0,0,NaN], "upper": [1,1,1,1,1,1]}')
+        self.assert_bad_input(["solve", self.model, "--domain", nan], 1, "nan.json")
+        null = self.write_json("null.json", '{"lower": [0,0,0,0,0,null], "upper": [1,1,1,1,1,1]}')
+        self.assert_bad_input(["solve", self.model, "--domain", null], 1, "not finite")
+
+    def test_malformed_json(self):
+        domain = self.write_json("broken.json", '{"lower": [0, 0,')
+        self.assert_bad_input(["solve", self.model, "--domain", domain], 1, "broken.json")
+        objective = self.write_json("broken_obj.json", "[1, 2")
+        self.assert_bad_input(["solve", self.model, "--objective", objective], 1, "broken_obj.json")
+
+    def test_objective_of_wrong_dimension(self):
+        objective = self.write_json("obj2.json", {"weights": [1, 2]})
+        self.assert_bad_input(["solve", self.model, "--objective", objective], 1, "dimension")
+
+    def test_unknown_method(self):
+        self.assert_bad_input(["solve", self.model, "--method", "magic"], 2, "method")
+
+    def test_command_line_errors(self):
+        self.assert_bad_input(["solve", self.model, "--samples", "many"], 2, "--samples")
+        self.assert_bad_input(["solve", self.model, "--frobnicate"], 2, "--frobnicate")
+        self.assert_bad_input(["solve"], 2, "MODEL")
+        self.assert_bad_input(["optimize", self.model], 2, "optimize")
+        self.assert_bad_input(["solve", self.model, "--threads", "0"], 2, "--threads")
+        self.assert_bad_input(["solve", self.model, "--time-limit", "-3"], 2, "--time-limit")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])

@@ -1,0 +1,121 @@
+#include "test_networks.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+#include "reluopt/linear_model.h"
+#include "reluopt/pattern_lp.h"
+#include "solver/clp_lp.h"
+
+namespace reluopt::testing {
+
+Network random_network(int input_dim, const std::vector<int>& hidden, int outputs, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> sizes{input_dim};
+  sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+  sizes.push_back(outputs);
+  std::vector<DenseLayer> layers;
+  for (std::size_t k = 0; k + 1 < sizes.size(); ++k) {
+    const int fan_in = sizes[k], fan_out = sizes[k + 1];
+    std::uniform_real_distribution<double> weight(-std::sqrt(6.0 / (fan_in + fan_out)),
+                                                  std::sqrt(6.0 / (fan_in + fan_out)));
+    std::uniform_real_distribution<double> bias(-1.0 / std::sqrt(fan_in), 1.0 / std::sqrt(fan_in));
+    DenseLayer layer{Eigen::MatrixXd(fan_out, fan_in), Eigen::VectorXd(fan_out)};
+    for (int i = 0; i < fan_out; ++i) {
+      for (int j = 0; j < fan_in; ++j) layer.weights(i, j) = weight(rng);
+      layer.bias[i] = bias(rng);
+    }
+    layers.push_back(std::move(layer));
+  }
+  return Network(std::move(layers));
+}
+
+Domain random_polytope(int dim, int rows, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  std::uniform_real_distribution<double> margin(0.05, 0.4);
+  Domain domain = Domain::unit_box(dim);
+  domain.A.resize(rows, dim);
+  domain.b.resize(rows);
+  const Eigen::VectorXd centre = Eigen::VectorXd::Constant(dim, 0.5);
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < dim; ++j) domain.A(r, j) = gauss(rng);
+    domain.A.row(r).normalize();
+    domain.b[r] = domain.A.row(r).dot(centre) + margin(rng);
+  }
+  domain.description = "random polytope";
+  return domain;
+}
+
+namespace {
+
+// The region LP of one pattern in the layered space. Columns: x (d), then the post-activations of each
+// hidden layer. Returns -inf when the region is empty.
+double layered_region_max(const Network& network, const Domain& domain, const Objective& objective,
+                          const ActivationPattern& pattern, ClpLp& lp) {
+  LinearModel model;
+  const int d = network.input_dim();
+  for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i]);
+  add_domain_rows(domain, model);
+  int previous_first = 0, previous_size = d;
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    const DenseLayer& layer = network.hidden_layer(k);
+    const int first = model.num_cols();
+    for (int j = 0; j < network.hidden_width(k); ++j) model.add_column(0.0, kInfinity);
+    for (int j = 0; j < network.hidden_width(k); ++j) {
+      // h = W x_prev + b.  Active: x_next - h = 0 and h >= 0.  Inactive: x_next = 0 and h <= 0.
+      std::vector<int> index;
+      std::vector<double> value;
+      for (int i = 0; i < previous_size; ++i) {
+        index.push_back(previous_first + i);
+        value.push_back(layer.weights(j, i));
+      }
+      const double b = layer.bias[j];
+      if (pattern.active[k][j]) {
+        model.add_row(index, value, -b, kInfinity);
+        std::vector<int> eq_index = index;
+        std::vector<double> eq_value = value;
+        eq_index.push_back(first + j);
+        eq_value.push_back(-1.0);
+        model.add_row(eq_index, eq_value, -b, -b);
+      } else {
+        model.add_row(index, value, -kInfinity, -b);
+        model.set_col_bounds(first + j, 0.0, 0.0);
+      }
+    }
+    previous_first = first;
+    previous_size = network.hidden_width(k);
+  }
+  const DenseLayer& out = network.output_layer();
+  const Eigen::VectorXd c = objective.sign() * (objective.weights.transpose() * out.weights).transpose();
+  for (int i = 0; i < previous_size; ++i) model.set_objective(previous_first + i, c[i]);
+  model.set_objective_constant(objective.sign() * (objective.weights.dot(out.bias) + objective.constant));
+  const LpSolution solution = lp.solve(model);
+  if (solution.status == LpStatus::kInfeasible) return -std::numeric_limits<double>::infinity();
+  if (solution.status != LpStatus::kOptimal) throw std::runtime_error("brute force: region LP failed");
+  return solution.objective;
+}
+
+}  // namespace
+
+double brute_force_max(const Network& network, const Domain& domain, const Objective& objective) {
+  const int n = network.num_hidden_neurons();
+  if (n > 16) throw std::invalid_argument("brute_force_max: too many neurons");
+  ClpLp lp;
+  double best = -std::numeric_limits<double>::infinity();
+  for (long bits = 0; bits < (1L << n); ++bits) {
+    ActivationPattern pattern;
+    int next = 0;
+    for (int k = 0; k < network.num_hidden_layers(); ++k) {
+      std::vector<std::uint8_t> layer(network.hidden_width(k));
+      for (auto& bit : layer) bit = (bits >> next++) & 1L;
+      pattern.active.push_back(std::move(layer));
+    }
+    best = std::max(best, layered_region_max(network, domain, objective, pattern, lp));
+  }
+  return best;
+}
+
+}  // namespace reluopt::testing
