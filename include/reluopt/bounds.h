@@ -1,11 +1,13 @@
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
+#include "reluopt/run_control.h"
 
 namespace reluopt {
 
@@ -23,5 +25,27 @@ struct NeuronBounds {
 // Interval arithmetic (MATH.md §4) over the domain's box; valid for any rows A x <= b as well, since the
 // box contains P. With [lo, hi] bounding x_k: h = W x + b lies in [W+ lo + W- hi + b, W+ hi + W- lo + b].
 NeuronBounds interval_bounds(const Network& network, const Domain& domain);
+
+// How bounds for the MIP formulations are computed (MATH.md §4).
+//   kInterval    interval arithmetic only
+//   kLp          two LPs (max and min of h_kj) for every neuron over the LP relaxation of the big-M model of
+//                layers < k and P, layer by layer with the LP bounds of earlier layers (Fischetti & Jo 2018)
+//   kProgressive per layer: interval bounds from the tightened earlier layers, then LPs only for the neurons
+//                that are still unstable
+enum class BoundMethod { kInterval, kLp, kProgressive };
+
+BoundMethod parse_bound_method(const std::string& name);  // throws reluopt::Error naming the method
+std::string bound_method_name(BoundMethod method);
+
+struct BoundOptions {
+  BoundMethod method = BoundMethod::kProgressive;
+  int threads = 0;  // 0: all cores
+};
+
+// Valid bounds on every pre-activation. An LP that fails or is cut off by the deadline leaves the interval
+// bound of that neuron, which is always valid; LP values are loosened by a small tolerance so that solver
+// round-off can never make a bound cut off a feasible point.
+NeuronBounds compute_bounds(const Network& network, const Domain& domain, const BoundOptions& options,
+                            const Deadline& deadline);
 
 }  // namespace reluopt

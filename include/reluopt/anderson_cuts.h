@@ -1,0 +1,24 @@
+#pragma once
+
+#include <vector>
+
+#include "reluopt/cut_separator.h"
+#include "reluopt/mip_formulation.h"
+#include "reluopt/network.h"
+
+namespace reluopt {
+
+// Separation of the Anderson et al. (2020) inequalities (MATH.md §5) for every unstable neuron of a
+// big-M formulation, in O(n) per neuron.
+class AndersonSeparator : public CutSeparator {
+ public:
+  AndersonSeparator(const MipFormulation& formulation, const Network& network, double tolerance = 1e-6);
+  std::vector<LinearCut> separate(const double* solution) const override;
+
+ private:
+  const MipFormulation& formulation_;
+  const Network& network_;
+  double tolerance_;
+};
+
+}  // namespace reluopt

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "reluopt/bounds.h"
+#include "reluopt/domain.h"
+#include "reluopt/linear_model.h"
+#include "reluopt/network.h"
+#include "reluopt/objective.h"
+
+namespace reluopt {
+
+// A MIP model of max sign * g(x) over P, with the map from network quantities to model columns.
+// Column conventions shared by every formulation (big-M, partition):
+//   input[i]             x_i, with the domain's bounds
+//   post_activation[k][j] x_{k+1, j} = max(h_kj, 0), bounds [max(l,0), max(u,0)]
+//   binary[k][j]         z_kj (1 = active) for unstable neurons, -1 for neurons the bounds prove stable
+// Formulation-specific auxiliary columns (partition copies z_n) follow; warm_start() fills them.
+struct MipFormulation {
+  LinearModel model;
+  std::vector<int> input;
+  std::vector<std::vector<int>> post_activation;
+  std::vector<std::vector<int>> binary;
+  NeuronBounds bounds;  // the bounds the formulation was built with
+  int partitions = 1;   // 1 for big-M
+  // Per unstable neuron of the partition formulation: the columns of z_n and the input index sets S_n.
+  struct PartitionNeuron {
+    int layer = 0, neuron = 0;
+    std::vector<int> copy_cols;                 // z_n, one per set
+    std::vector<std::vector<int>> input_sets;   // S_n as indices into the layer's inputs
+  };
+  std::vector<PartitionNeuron> partition_neurons;
+};
+
+// Big-M (Fischetti & Jo 2018; the paper's eq. for K layers; MATH.md §3).
+MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
+                                 const NeuronBounds& bounds);
+
+// Partition-based formulation with N sets per neuron (Tsay et al. 2021; MATH.md §6).
+MipFormulation partition_formulation(const Network& network, const Domain& domain, const Objective& objective,
+                                     const NeuronBounds& bounds, int partitions);
+
+// The full variable vector of `formulation` at input x, from one forward pass (MATH.md §7):
+// x, post-activations, z = activation pattern, partition copies z_n = z v_n.
+std::vector<double> warm_start(const MipFormulation& formulation, const Network& network, const Eigen::VectorXd& x);
+
+}  // namespace reluopt

@@ -1,0 +1,134 @@
+// Big-M MIP of a ReLU network (Fischetti & Jo 2018, "Deep neural networks and mixed integer linear
+// optimization"; Perakis & Tsiourvas, eq. (5); MATH.md §3). For neuron j of hidden layer k with
+// pre-activation h = w^T x_k + b and bounds l < 0 < u:
+//     x_{k+1,j} >= 0,   x_{k+1,j} >= h,   x_{k+1,j} <= u z,   x_{k+1,j} <= h - l (1 - z),   z in {0, 1}.
+// Stable neurons need no binary: u <= 0 gives x_{k+1,j} = 0, l >= 0 gives x_{k+1,j} = h.
+// The objective sign * (w^T (W_K x_K + b_K) + c) is placed on the last post-activations.
+#include "reluopt/mip_formulation.h"
+
+#include <algorithm>
+
+#include "formulation/formulation_parts.h"
+#include "reluopt/error.h"
+
+namespace reluopt {
+
+namespace {
+
+// Columns of the layer feeding hidden layer k (the input for k = 0).
+const std::vector<int>& layer_inputs(const MipFormulation& f, int k) {
+  return k == 0 ? f.input : f.post_activation[k - 1];
+}
+
+}  // namespace
+
+void add_objective(MipFormulation& f, const Network& network, const Objective& objective) {
+  const DenseLayer& out = network.output_layer();
+  const Eigen::VectorXd c = objective.sign() * (out.weights.transpose() * objective.weights);
+  const std::vector<int>& last = layer_inputs(f, network.num_hidden_layers());
+  for (std::size_t i = 0; i < last.size(); ++i) f.model.set_objective(last[i], c[static_cast<Eigen::Index>(i)]);
+  f.model.set_objective_constant(objective.sign() * (objective.weights.dot(out.bias) + objective.constant));
+}
+
+void add_inputs(MipFormulation& f, const Domain& domain) {
+  for (int i = 0; i < domain.dim(); ++i)
+    f.input.push_back(f.model.add_column(domain.lower[i], domain.upper[i], 0.0, false, "x" + std::to_string(i)));
+  for (int r = 0; r < domain.num_rows(); ++r) {
+    std::vector<int> index;
+    std::vector<double> value;
+    for (int i = 0; i < domain.dim(); ++i) {
+      index.push_back(f.input[i]);
+      value.push_back(domain.A(r, i));
+    }
+    f.model.add_row(index, value, -kInfinity, domain.b[r], "domain" + std::to_string(r));
+  }
+}
+
+// Adds x_{k+1,j} with bounds [max(l,0), max(u,0)] and, for stable neurons, the row that fixes it to h.
+// Returns the column; `stable` tells whether the caller must still model the ReLU.
+int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j, double l, double u,
+                        bool& stable) {
+  const std::string name = "x" + std::to_string(k + 2) + "_" + std::to_string(j);
+  const int col = f.model.add_column(std::max(l, 0.0), std::max(u, 0.0), 0.0, false, name);
+  stable = u <= 0.0 || l >= 0.0;
+  if (stable && l >= 0.0) {
+    // Always active: x_{k+1,j} - w^T x_k = b.
+    const std::vector<int>& inputs = layer_inputs(f, k);
+    std::vector<int> index{col};
+    std::vector<double> value{1.0};
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      index.push_back(inputs[i]);
+      value.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
+    }
+    f.model.add_row(index, value, layer.bias[j], layer.bias[j], "active_" + name);
+  }
+  return col;
+}
+
+MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
+                                 const NeuronBounds& bounds) {
+  MipFormulation f;
+  f.bounds = bounds;
+  add_inputs(f, domain);
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    const DenseLayer& layer = network.hidden_layer(k);
+    const std::vector<int> inputs = layer_inputs(f, k);
+    f.post_activation.emplace_back();
+    f.binary.emplace_back();
+    for (int j = 0; j < network.hidden_width(k); ++j) {
+      const double l = bounds.lower[k][j], u = bounds.upper[k][j];
+      bool stable = false;
+      const int y = add_post_activation(f, layer, k, j, l, u, stable);
+      f.post_activation[k].push_back(y);
+      if (stable) {
+        f.binary[k].push_back(-1);
+        continue;
+      }
+      const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
+      const int z = f.model.add_column(0.0, 1.0, 0.0, true, "z" + tag);
+      f.binary[k].push_back(z);
+      std::vector<int> index{y};
+      std::vector<double> value{1.0};
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        index.push_back(inputs[i]);
+        value.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
+      }
+      const double b = layer.bias[j];
+      f.model.add_row(index, value, b, kInfinity, "above_h" + tag);            // y - w^T x >= b
+      f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
+      index.push_back(z);
+      value.push_back(-l);
+      f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
+    }
+  }
+  add_objective(f, network, objective);
+  return f;
+}
+
+std::vector<double> warm_start(const MipFormulation& f, const Network& network, const Eigen::VectorXd& x) {
+  if (x.size() != static_cast<Eigen::Index>(f.input.size())) throw Error("warm_start: x has the wrong dimension");
+  std::vector<double> values(f.model.num_cols(), 0.0);
+  for (std::size_t i = 0; i < f.input.size(); ++i) values[f.input[i]] = x[static_cast<Eigen::Index>(i)];
+  const ForwardTrace trace = network.trace(x);
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    const Eigen::VectorXd& h = trace.pre_activation[k];
+    for (int j = 0; j < network.hidden_width(k); ++j) {
+      values[f.post_activation[k][j]] = std::max(h[j], 0.0);
+      if (f.binary[k][j] >= 0) values[f.binary[k][j]] = h[j] > 0.0 ? 1.0 : 0.0;
+    }
+  }
+  // Partition copies: z_n = sigma * v_n with v_n = sum_{i in S_n} w_i x_i over the layer's inputs.
+  for (const MipFormulation::PartitionNeuron& p : f.partition_neurons) {
+    const double sigma = trace.pre_activation[p.layer][p.neuron] > 0.0 ? 1.0 : 0.0;
+    const Eigen::VectorXd layer_input =
+        p.layer == 0 ? x : Eigen::VectorXd(trace.pre_activation[p.layer - 1].cwiseMax(0.0));
+    for (std::size_t n = 0; n < p.copy_cols.size(); ++n) {
+      double v = 0.0;
+      for (int i : p.input_sets[n]) v += network.hidden_layer(p.layer).weights(p.neuron, i) * layer_input[i];
+      values[p.copy_cols[n]] = sigma * v;
+    }
+  }
+  return values;
+}
+
+}  // namespace reluopt

@@ -1,0 +1,150 @@
+#include "solver/cbc_mip.h"
+
+#include <coin/CbcEventHandler.hpp>
+#include <coin/CbcModel.hpp>
+#include <coin/CglCutGenerator.hpp>
+#include <coin/CoinError.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+#include <coin/OsiCuts.hpp>
+#include <coin/OsiRowCut.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace reluopt {
+
+namespace {
+
+double coin_bound(double v) { return std::isinf(v) ? (v > 0 ? COIN_DBL_MAX : -COIN_DBL_MAX) : v; }
+
+// CglCutGenerator around our solver-neutral separator. CBC clones generators; the separator is shared and
+// stateless.
+class SeparatorCutGenerator : public CglCutGenerator {
+ public:
+  explicit SeparatorCutGenerator(const CutSeparator& separator) : separator_(separator) {}
+  CglCutGenerator* clone() const override { return new SeparatorCutGenerator(*this); }
+  void generateCuts(const OsiSolverInterface& si, OsiCuts& cuts,
+                    const CglTreeInfo info = CglTreeInfo()) override {
+    (void)info;
+    for (const LinearCut& cut : separator_.separate(si.getColSolution())) {
+      OsiRowCut row;
+      row.setRow(static_cast<int>(cut.index.size()), cut.index.data(), cut.value.data());
+      row.setLb(coin_bound(cut.lower));
+      row.setUb(coin_bound(cut.upper));
+      row.setGloballyValid(true);
+      cuts.insert(row);
+    }
+  }
+
+ private:
+  const CutSeparator& separator_;
+};
+
+// Stops CBC on the deadline's stop request and reports progress at most twice a second.
+class DeadlineHandler : public CbcEventHandler {
+ public:
+  DeadlineHandler(const Deadline& deadline, const MipOptions& options, double constant)
+      : deadline_(deadline), options_(options), constant_(constant) {}
+  CbcEventHandler* clone() const override { return new DeadlineHandler(*this); }
+  CbcAction event(CbcEvent which) override {
+    if (deadline_.interrupted()) return stop;
+    if (options_.on_progress && (which == node || which == solution || which == heuristicSolution) &&
+        deadline_.elapsed() >= next_report_) {
+      next_report_ = deadline_.elapsed() + 0.5;
+      std::optional<double> incumbent;
+      if (model_->bestSolution() != nullptr) incumbent = model_->getObjValue() + constant_;
+      options_.on_progress(incumbent, model_->getBestPossibleObjValue() + constant_, model_->getNodeCount());
+    }
+    return noAction;
+  }
+
+ private:
+  const Deadline& deadline_;
+  const MipOptions& options_;
+  double constant_;
+  double next_report_ = 0.0;
+};
+
+std::unique_ptr<OsiClpSolverInterface> load(const LinearModel& model) {
+  const int rows = model.num_rows(), cols = model.num_cols();
+  std::vector<int> lengths(rows);
+  for (int r = 0; r < rows; ++r) lengths[r] = model.row_start()[r + 1] - model.row_start()[r];
+  const CoinPackedMatrix matrix(false, cols, rows, static_cast<CoinBigIndex>(model.row_index().size()),
+                                model.row_value().data(), model.row_index().data(), model.row_start().data(),
+                                lengths.data());
+  std::vector<double> row_lower(rows), row_upper(rows), col_lower(cols), col_upper(cols);
+  for (int r = 0; r < rows; ++r) {
+    row_lower[r] = coin_bound(model.row_lower()[r]);
+    row_upper[r] = coin_bound(model.row_upper()[r]);
+  }
+  for (int c = 0; c < cols; ++c) {
+    col_lower[c] = coin_bound(model.col_lower()[c]);
+    col_upper[c] = coin_bound(model.col_upper()[c]);
+  }
+  auto solver = std::make_unique<OsiClpSolverInterface>();
+  solver->loadProblem(matrix, col_lower.data(), col_upper.data(), model.objective().data(), row_lower.data(),
+                      row_upper.data());
+  solver->setObjSense(-1.0);  // maximize
+  for (int c = 0; c < cols; ++c)
+    if (model.is_integer()[c]) solver->setInteger(c);
+  return solver;
+}
+
+}  // namespace
+
+MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const MipOptions& options) {
+  MipSolution result;
+  const double constant = model.objective_constant();
+  try {
+    std::unique_ptr<OsiClpSolverInterface> solver = load(model);
+    if (!options.verbose) solver->messageHandler()->setLogLevel(0);
+    CbcModel cbc(*solver);
+    cbc.setLogLevel(options.verbose ? 1 : 0);
+    if (!options.verbose) cbc.messageHandler()->setLogLevel(0);
+    cbc.setUseElapsedTime(true);
+    const double remaining = deadline.remaining();
+    if (std::isfinite(remaining)) cbc.setMaximumSeconds(std::max(remaining, 0.01));
+    if (options.threads > 1) cbc.setNumberThreads(options.threads);
+    // The default gap tolerances would stop short of the 1e-6 relative gap we report as optimal.
+    cbc.setAllowableGap(1e-10);
+    cbc.setAllowableFractionGap(1e-9);
+    DeadlineHandler handler(deadline, options, constant);
+    cbc.passInEventHandler(&handler);
+    if (options.separator != nullptr) {
+      SeparatorCutGenerator generator(*options.separator);
+      cbc.addCutGenerator(&generator, options.cut_frequency, "reluopt cuts");
+    }
+    if (options.start != nullptr) {
+      // setBestSolution re-optimizes the continuous part and keeps the start as incumbent.
+      const double start_value = model.evaluate(*options.start) - constant;
+      cbc.setBestSolution(options.start->data(), model.num_cols(), start_value, true);
+    }
+    if (deadline.expired()) {
+      result.status = MipStatus::kNoSolution;
+    } else {
+      cbc.branchAndBound();
+    }
+    result.nodes = cbc.getNodeCount();
+    if (cbc.bestSolution() != nullptr) {
+      const double* x = cbc.bestSolution();
+      result.values.assign(x, x + model.num_cols());
+      result.objective = model.evaluate(result.values);
+    }
+    const double best_possible = cbc.getBestPossibleObjValue();
+    if (std::isfinite(best_possible) && std::abs(best_possible) < 1e40) result.bound = best_possible + constant;
+    if (cbc.isProvenOptimal() && result.objective) {
+      result.status = MipStatus::kOptimal;
+      result.bound = std::max(result.bound == kInfinity ? *result.objective : result.bound, *result.objective);
+    } else if (cbc.isProvenInfeasible() && !result.objective) {
+      result.status = MipStatus::kInfeasible;
+    } else {
+      result.status = result.objective ? MipStatus::kFeasible : MipStatus::kNoSolution;
+    }
+  } catch (const CoinError& e) {
+    result.status = MipStatus::kError;
+  }
+  return result;
+}
+
+}  // namespace reluopt
