@@ -32,6 +32,8 @@ std::string help_text() {
 
 Usage:
   reluopt solve MODEL [options]     MODEL is an ONNX file (.onnx) or an NNet file (.nnet)
+  reluopt relax MODEL [options]     the root LP relaxation bound of a MIP formulation (--method, --bounds,
+                                    --partitions), without branching
   reluopt --help | --version
 
 Options of solve:
@@ -39,11 +41,19 @@ Options of solve:
                        default [0,1]^d (for NNet files: the file's input bounds)
   --objective FILE     JSON {"sense": "max"|"min", "weights": [one per output], "constant": c};
                        default: maximize output 0
-  --method NAME        sampling (Algorithm 1 of Perakis & Tsiourvas)          [sampling]
-  --samples N          number of samples                                       [1000]
+  --method NAME        sampling   Algorithm 1 of Perakis & Tsiourvas: one LP per sampled region   [sampling]
+                       mip        big-M MIP (Fischetti & Jo) on CBC, with a proven bound
+                       mip-cuts   big-M plus Anderson et al. cuts
+                       partition  Tsay et al. partition formulation (--partitions N)
+  --samples N          number of samples (sampling)                            [1000]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
   --threads T          worker threads                                          [all cores]
   --seed K             random seed; the same seed and thread count give the same answer   [0]
+  --partitions N       sets per neuron for --method partition                  [2]
+  --bounds KIND        neuron bounds for the MIP methods: interval | lp | progressive   [progressive]
+  --warm-start sampling  run Algorithm 1 first and give its best point to the MIP as a start
+  --warm-start-samples N samples of that warm start (inside the same time limit)   [1000]
+  --verbose            show the MIP solver's log
   --json FILE          write the result as JSON
   --quiet              no progress line on stderr
 
@@ -61,8 +71,14 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     options.command = Command::kVersion;
     return options;
   }
-  if (command != "solve") throw UsageError("unknown command '" + command + "' (try 'reluopt --help')");
-  options.command = Command::kSolve;
+  if (command == "solve") {
+    options.command = Command::kSolve;
+  } else if (command == "relax") {
+    options.command = Command::kRelax;
+    options.solve.method = Method::kMip;
+  } else {
+    throw UsageError("unknown command '" + command + "' (try 'reluopt --help')");
+  }
 
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string flag = args[i];
@@ -95,10 +111,29 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--time-limit") {
       options.time_limit = parse_seconds(flag, value());
     } else if (flag == "--threads") {
-      options.solve.sampling.threads = parse_number<int>(flag, value());
-      if (options.solve.sampling.threads < 1) throw UsageError("--threads must be >= 1");
+      options.solve.threads = parse_number<int>(flag, value());
+      if (options.solve.threads < 1) throw UsageError("--threads must be >= 1");
     } else if (flag == "--seed") {
-      options.solve.sampling.seed = parse_number<std::uint64_t>(flag, value());
+      options.solve.seed = parse_number<std::uint64_t>(flag, value());
+    } else if (flag == "--partitions") {
+      options.solve.mip.partitions = parse_number<int>(flag, value());
+      if (options.solve.mip.partitions < 1) throw UsageError("--partitions must be >= 1");
+    } else if (flag == "--bounds") {
+      try {
+        options.solve.mip.bounds.method = parse_bound_method(value());
+      } catch (const Error& e) {
+        throw UsageError(e.what());
+      }
+    } else if (flag == "--warm-start") {
+      const std::string kind = value();
+      if (kind != "sampling") throw UsageError("unknown warm start '" + kind + "' for --warm-start (available: sampling)");
+      options.solve.mip.warm_start = true;
+    } else if (flag == "--warm-start-samples") {
+      options.solve.mip.warm_start_samples = parse_number<long>(flag, value());
+      if (options.solve.mip.warm_start_samples < 1) throw UsageError("--warm-start-samples must be >= 1");
+    } else if (flag == "--verbose") {
+      if (inline_value) throw UsageError("--verbose takes no value");
+      options.solve.mip.verbose = true;
     } else if (flag == "--json") {
       options.json_file = value();
     } else if (flag == "--quiet" || flag == "-q") {
@@ -112,7 +147,9 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       throw UsageError("unexpected argument '" + flag + "' (only one MODEL is accepted)");
     }
   }
-  if (options.model.empty()) throw UsageError("solve needs a MODEL file (try 'reluopt --help')");
+  if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
+  if (options.command == Command::kRelax && options.solve.method == Method::kSampling)
+    throw UsageError("relax needs a MIP method: --method mip, mip-cuts or partition");
   return options;
 }
 

@@ -15,7 +15,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { kHelp, kVersion, kSolve };
+enum class Command { kHelp, kVersion, kSolve, kRelax };
 
 struct CliOptions {
   Command command = Command::kHelp;

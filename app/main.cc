@@ -23,7 +23,14 @@ extern "C" void on_interrupt(int) {
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills the process at once
 }
 
-int run_solve(const reluopt::cli::CliOptions& options) {
+// The model, domain and objective a command line names, with the defaults it leaves out.
+struct CliProblem {
+  reluopt::LoadedModel model;
+  reluopt::Domain domain;
+  reluopt::Objective objective;
+};
+
+CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   using namespace reluopt;
   LoadedModel model = read_model(options.model);
   const Network& network = model.network;
@@ -47,6 +54,40 @@ int run_solve(const reluopt::cli::CliOptions& options) {
     objective = Objective::output(network.output_dim(), 0);
     objective.description += " (default: no --objective given)";
   }
+  return CliProblem{std::move(model), std::move(domain), std::move(objective)};
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw reluopt::Error("cannot write the JSON result to '" + path + "'");
+}
+
+int run_relax(const reluopt::cli::CliOptions& options) {
+  using namespace reluopt;
+  const CliProblem problem = load_problem(options);
+  RunControl control;
+  if (options.time_limit >= 0.0) control.time_limit = options.time_limit;
+  control.stop = &g_stop;
+  std::signal(SIGINT, on_interrupt);
+  const RelaxationReport report = relax(problem.model.network, problem.domain, problem.objective, options.solve, control);
+  std::signal(SIGINT, SIG_DFL);
+  std::printf("reluopt %s, LP relaxation of the %s formulation\n", RELUOPT_VERSION, report.formulation.c_str());
+  std::printf("  model       %s (%s)\n", options.model.c_str(), problem.model.network.describe().c_str());
+  std::printf("  domain      %s\n  objective   %s\n", problem.domain.description.c_str(),
+              problem.objective.description.c_str());
+  std::printf("  bound       %.10g  (root LP relaxation, %s bounds, %d binaries)\n", report.bound,
+              report.bound_method.c_str(), report.binaries);
+  std::printf("  time        %.3f s for bounds, %.3f s for the LP\n", report.bounds_seconds, report.lp_seconds);
+  if (options.json_file) write_file(*options.json_file, relaxation_to_json(report));
+  return 0;
+}
+
+int run_solve(const reluopt::cli::CliOptions& options) {
+  using namespace reluopt;
+  const CliProblem problem = load_problem(options);
+  const Network& network = problem.model.network;
+  const Domain& domain = problem.domain;
+  const Objective& objective = problem.objective;
 
   RunControl control;
   if (options.time_limit >= 0.0) control.time_limit = options.time_limit;
@@ -64,13 +105,8 @@ int run_solve(const reluopt::cli::CliOptions& options) {
   if (show_progress) std::fprintf(stderr, "\r\033[K");
 
   const RunInfo info{options.model, domain.description, objective.description};
-  std::cout << cli::summary_text(result, info, model.format + ", " + network.describe()) << std::flush;
-  if (options.json_file) {
-    std::ofstream out(*options.json_file);
-    if (!out) throw Error("cannot write the JSON result to '" + *options.json_file + "'");
-    out << result_to_json(result, info);
-    if (!out) throw Error("cannot write the JSON result to '" + *options.json_file + "'");
-  }
+  std::cout << cli::summary_text(result, info, problem.model.format + ", " + network.describe()) << std::flush;
+  if (options.json_file) write_file(*options.json_file, result_to_json(result, info));
   return 0;
 }
 
@@ -84,6 +120,7 @@ int main(int argc, char** argv) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;
       case cli::Command::kVersion: std::cout << "reluopt " << RELUOPT_VERSION << "\n"; return 0;
       case cli::Command::kSolve: return run_solve(options);
+      case cli::Command::kRelax: return run_relax(options);
     }
   } catch (const cli::UsageError& e) {
     std::cerr << "reluopt: " << e.what() << "\n";

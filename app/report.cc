@@ -15,7 +15,9 @@ std::string format_number(double value) {
 
 std::string stop_text(const SolveResult& result) {
   switch (result.stopped_by) {
-    case StopReason::kCompleted: return "all samples done";
+    case StopReason::kCompleted:
+      if (result.status == SolveStatus::kOptimal) return "proven optimal";
+      return result.method == "sampling" ? "all samples done" : "search finished";
     case StopReason::kTimeLimit: return "time limit reached";
     case StopReason::kInterrupted: return "interrupted";
   }
@@ -36,11 +38,20 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   } else {
     out << "  value       none: no point found within the limits\n";
   }
-  out << "  bound       " << (result.bound ? format_number(*result.bound) : "none proven") << "\n";
-  out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
-      << " duplicate patterns skipped";
-  if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
-  out << ")\n";
+  out << "  bound       " << (result.bound ? format_number(*result.bound) : "none proven");
+  if (result.gap) out << "  (gap " << format_number(100.0 * *result.gap) << "%)";
+  out << "\n";
+  if (!result.bound_method.empty()) {
+    out << "  MIP         " << result.binaries << " binaries, " << result.bound_method << " bounds";
+    if (result.partitions > 0) out << ", " << result.partitions << " partitions";
+    out << ", " << result.nodes << " nodes" << (result.warm_started ? ", warm-started" : "") << "\n";
+  }
+  if (result.samples > 0 || result.method == "sampling") {
+    out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
+        << " duplicate patterns skipped";
+    if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
+    out << ")\n";
+  }
   char timing[128];
   std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,
                 result.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.seed));

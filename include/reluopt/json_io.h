@@ -5,6 +5,7 @@
 #include "reluopt/domain.h"
 #include "reluopt/objective.h"
 #include "reluopt/result.h"
+#include "reluopt/solve.h"
 
 namespace reluopt {
 
@@ -24,5 +25,8 @@ struct RunInfo {
 
 // The result as JSON (a contract other tools read; see README). Values are in the user's sense.
 std::string result_to_json(const SolveResult& result, const RunInfo& info);
+
+// {"formulation", "bound_method", "bound", "binaries", "bounds_seconds", "lp_seconds"}.
+std::string relaxation_to_json(const RelaxationReport& report);
 
 }  // namespace reluopt

@@ -18,6 +18,10 @@ enum class SolveStatus {
 enum class StopReason { kCompleted, kTimeLimit, kInterrupted };
 
 std::string status_name(SolveStatus status);
+
+// A relative gap of at most 1e-6, or an absolute one of at most 1e-9, counts as proven optimal.
+inline constexpr double kOptimalRelativeGap = 1e-6;
+inline constexpr double kOptimalAbsoluteGap = 1e-9;
 std::string stop_reason_name(StopReason reason);
 
 struct SolveResult {
@@ -29,6 +33,13 @@ struct SolveResult {
   Eigen::VectorXd x;
   Eigen::VectorXd outputs;           // network outputs at x
   std::optional<double> bound;       // a valid bound in the user's sense, when a method proves one
+  std::optional<double> gap;         // |bound - objective| / max(|objective|, 1e-9), when both exist
+  long nodes = 0;                    // branch-and-bound nodes (MIP methods)
+  // MIP methods: how the model was built.
+  std::string bound_method;          // "interval", "lp", "progressive"
+  int binaries = 0;                  // unstable neurons, each with a binary
+  int partitions = 0;                // N of the partition formulation
+  bool warm_started = false;
   long samples = 0;
   long lps = 0;
   long duplicate_patterns = 0;

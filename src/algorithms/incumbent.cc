@@ -24,6 +24,11 @@ std::optional<double> Incumbent::best_value() const {
   return best_->value;
 }
 
+std::optional<EvaluatedPoint> Incumbent::best() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return best_;
+}
+
 void Incumbent::fill(const Problem& problem, SolveResult& result) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!best_) {

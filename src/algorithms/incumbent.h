@@ -14,6 +14,7 @@ class Incumbent {
  public:
   void offer(EvaluatedPoint point);
   std::optional<double> best_value() const;  // maximized sense
+  std::optional<EvaluatedPoint> best() const;
   // Writes status, objective (user sense), x, outputs and the domain violation into the result.
   void fill(const Problem& problem, SolveResult& result) const;
 

@@ -32,12 +32,12 @@ struct SharedState {
   }
 };
 
-void sampling_worker(const Problem& problem, const SamplingOptions& options, int thread, int threads,
+void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
                      const Deadline& deadline, SharedState& shared) {
   ClpLp lp;
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
-                        options.hit_and_run_thinning);
-  for (long i = thread; i < options.samples; i += threads) {
+                        options.sampling.hit_and_run_thinning);
+  for (long i = thread; i < options.sampling.samples; i += threads) {
     if (deadline.expired()) break;
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
@@ -64,10 +64,15 @@ void sampling_worker(const Problem& problem, const SamplingOptions& options, int
 
 }  // namespace
 
-SolveResult run_sampling(const Problem& problem, const SamplingOptions& options, const RunControl& control) {
-  const Deadline deadline(control.time_limit, control.stop);
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::clamp<long>(std::min<long>(threads, options.samples), 1, 1024));
+int resolve_threads(int threads) {
+  if (threads > 0) return threads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                         const RunControl& control) {
+  const long samples = options.sampling.samples;
+  const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
 
   SharedState shared;
   std::vector<std::thread> workers;
@@ -99,7 +104,7 @@ SolveResult run_sampling(const Problem& problem, const SamplingOptions& options,
   result.threads = threads;
   result.seconds = deadline.elapsed();
   result.stopped_by = deadline.interrupted()            ? StopReason::kInterrupted
-                      : result.samples < options.samples ? StopReason::kTimeLimit
+                      : result.samples < samples ? StopReason::kTimeLimit
                                                           : StopReason::kCompleted;
   shared.incumbent.fill(problem, result);
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem.

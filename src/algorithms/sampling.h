@@ -14,6 +14,12 @@ namespace reluopt {
 // A pattern already solved (by any thread) skips its LP and counts as a duplicate; since the LP of a pattern
 // always gives the same point, the set of candidates, and so the answer, depends only on the seed and T when
 // the run ends on its sample count.
-SolveResult run_sampling(const Problem& problem, const SamplingOptions& options, const RunControl& control);
+// Uses options.sampling, options.threads and options.seed; stops at the sample count, the deadline or its
+// stop request.
+SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                         const RunControl& control);
+
+// 0 threads means all cores.
+int resolve_threads(int threads);
 
 }  // namespace reluopt

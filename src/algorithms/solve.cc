@@ -1,5 +1,6 @@
 #include "reluopt/solve.h"
 
+#include "algorithms/mip.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/problem.h"
@@ -7,13 +8,17 @@
 namespace reluopt {
 
 Method parse_method(const std::string& name) {
-  if (name == "sampling") return Method::kSampling;
-  throw Error("unknown method '" + name + "' (available: sampling)");
+  for (Method method : {Method::kSampling, Method::kMip, Method::kMipCuts, Method::kPartition})
+    if (name == method_name(method)) return method;
+  throw Error("unknown method '" + name + "' (available: sampling, mip, mip-cuts, partition)");
 }
 
 std::string method_name(Method method) {
   switch (method) {
     case Method::kSampling: return "sampling";
+    case Method::kMip: return "mip";
+    case Method::kMipCuts: return "mip-cuts";
+    case Method::kPartition: return "partition";
   }
   return "unknown";
 }
@@ -39,10 +44,16 @@ std::string stop_reason_name(StopReason reason) {
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunControl& control) {
   if (options.sampling.samples < 0) throw Error("the number of samples must be >= 0");
-  if (options.sampling.threads < 0) throw Error("the number of threads must be >= 0");
+  if (options.threads < 0) throw Error("the number of threads must be >= 0");
+  if (options.mip.partitions < 1) throw Error("the number of partitions must be >= 1");
+  if (options.mip.warm_start_samples < 1) throw Error("the number of warm-start samples must be >= 1");
+  const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
   switch (options.method) {
-    case Method::kSampling: return run_sampling(problem, options.sampling, control);
+    case Method::kSampling: return run_sampling(problem, options, deadline, control);
+    case Method::kMip:
+    case Method::kMipCuts:
+    case Method::kPartition: return run_mip(problem, options, deadline, control);
   }
   throw Error("unknown method");
 }

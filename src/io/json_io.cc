@@ -103,6 +103,8 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["x"] = found ? vector_json(result.x) : json::array();
   out["outputs"] = found ? vector_json(result.outputs) : json::array();
   out["bound"] = result.bound ? json(*result.bound) : json(nullptr);
+  out["gap"] = result.gap ? json(*result.gap) : json(nullptr);
+  out["nodes"] = result.nodes;
   out["samples"] = result.samples;
   out["lps"] = result.lps;
   out["duplicate_patterns"] = result.duplicate_patterns;
@@ -116,6 +118,20 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["domain"] = info.domain;
   out["objective_function"] = info.objective;
   out["domain_violation"] = result.domain_violation;
+  if (!result.bound_method.empty()) {
+    out["formulation"] = {{"bounds", result.bound_method},
+                          {"binaries", result.binaries},
+                          {"partitions", result.partitions},
+                          {"warm_start", result.warm_started}};
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string relaxation_to_json(const RelaxationReport& report) {
+  const json out = {{"formulation", report.formulation}, {"bound_method", report.bound_method},
+                    {"bound", report.bound},             {"binaries", report.binaries},
+                    {"bounds_seconds", report.bounds_seconds}, {"lp_seconds", report.lp_seconds},
+                    {"version", RELUOPT_VERSION}};
   return out.dump(2) + "\n";
 }
 

@@ -33,8 +33,8 @@ TEST_P(BruteForce, SamplingReachesTheEnumeratedMaximum) {
 
   SolveOptions options;
   options.sampling.samples = 4000;
-  options.sampling.threads = 2;
-  options.sampling.seed = c.seed;
+  options.threads = 2;
+  options.seed = c.seed;
   const SolveResult r = solve(net, domain, objective, options);
   ASSERT_NE(r.status, SolveStatus::kNoSolution);
   const double found = objective.sign() * r.objective;

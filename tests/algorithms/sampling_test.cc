@@ -22,8 +22,8 @@ Network tiny_network() {
 SolveOptions sampling(long samples, int threads, std::uint64_t seed = 0) {
   SolveOptions options;
   options.sampling.samples = samples;
-  options.sampling.threads = threads;
-  options.sampling.seed = seed;
+  options.threads = threads;
+  options.seed = seed;
   return options;
 }
 

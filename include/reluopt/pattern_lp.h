@@ -1,0 +1,37 @@
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "reluopt/bounds.h"
+#include "reluopt/domain.h"
+#include "reluopt/linear_model.h"
+#include "reluopt/network.h"
+#include "reluopt/objective.h"
+
+namespace reluopt {
+
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The network composed on one activation pattern: on that linear region, every hidden pre-activation is an
+// affine function of the input, h_k = G_k x + g_k, and so is the objective, sign * g(x) = c^T x + c_0.
+struct RegionAffine {
+  std::vector<RowMajorMatrix> G;         // one per hidden layer: rows = neurons, cols = input dim
+  std::vector<Eigen::VectorXd> g;
+  Eigen::VectorXd objective_gradient;    // c, for the maximized objective sign * g
+  double objective_constant = 0.0;       // c_0
+};
+
+RegionAffine compose_region(const Network& network, const Objective& objective,
+                            const ActivationPattern& pattern);
+
+// The fixed-pattern LP in input space (MATH.md §2):
+//   max  c^T x + c_0   s.t.  (2 s_kj - 1) (G_k x + g_k)_j >= 0  for every unstable neuron,  x in P,
+// with columns 0..d-1 being x. Neurons that `bounds` prove stable need no row (pass nullptr to keep all).
+// The optimum is in the maximized sense sign * g.
+LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,
+                       const ActivationPattern& pattern, const NeuronBounds* bounds);
+
+// Appends the domain P to a model whose first domain.dim() columns are x: the rows A x <= b.
+void add_domain_rows(const Domain& domain, LinearModel& model);
+
+}  // namespace reluopt

@@ -1,0 +1,140 @@
+#include "algorithms/mip.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "algorithms/incumbent.h"
+#include "algorithms/sampling.h"
+#include "reluopt/anderson_cuts.h"
+#include "reluopt/mip_formulation.h"
+#include "reluopt/error.h"
+#include "reluopt/solve.h"
+#include "solver/cbc_mip.h"
+#include "solver/clp_lp.h"
+
+namespace reluopt {
+
+void close_gap(SolveResult& result) {
+  if (result.status == SolveStatus::kNoSolution || !result.bound) return;
+  const double absolute = std::abs(*result.bound - result.objective);
+  result.gap = absolute / std::max(std::abs(result.objective), 1e-9);
+  if (*result.gap <= kOptimalRelativeGap || absolute <= kOptimalAbsoluteGap) result.status = SolveStatus::kOptimal;
+}
+
+namespace {
+
+MipFormulation build_formulation(const Problem& problem, const SolveOptions& options, const NeuronBounds& bounds) {
+  return options.method == Method::kPartition
+             ? partition_formulation(problem.network, problem.domain, problem.objective, bounds,
+                                     options.mip.partitions)
+             : big_m_formulation(problem.network, problem.domain, problem.objective, bounds);
+}
+
+NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, const Deadline& deadline) {
+  BoundOptions bound_options = options.mip.bounds;
+  bound_options.threads = resolve_threads(options.threads);
+  return compute_bounds(problem.network, problem.domain, bound_options, deadline);
+}
+
+}  // namespace
+
+SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                    const RunControl& control) {
+  const Network& network = problem.network;
+  const int threads = resolve_threads(options.threads);
+  const NeuronBounds bounds = mip_bounds(problem, options, deadline);
+
+  Incumbent incumbent;
+  SolveResult result;
+  if (options.mip.warm_start) {
+    SolveOptions sampling = options;
+    sampling.sampling.samples = options.mip.warm_start_samples;
+    const SolveResult warm = run_sampling(problem, sampling, deadline, control);
+    result.samples = warm.samples;
+    result.lps = warm.lps;
+    result.duplicate_patterns = warm.duplicate_patterns;
+    result.lp_failures = warm.lp_failures;
+    if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
+  }
+
+  const MipFormulation formulation = build_formulation(problem, options, bounds);
+  std::unique_ptr<AndersonSeparator> separator;
+  if (options.method == Method::kMipCuts) separator = std::make_unique<AndersonSeparator>(formulation, network);
+
+  MipOptions mip;
+  mip.threads = threads;
+  mip.verbose = options.mip.verbose;
+  mip.separator = separator.get();
+  mip.cut_frequency = options.mip.cut_frequency;
+  std::vector<double> start;
+  if (const std::optional<EvaluatedPoint> warm = incumbent.best()) {
+    start = warm_start(formulation, network, warm->x);
+    mip.start = &start;
+  }
+  const double sign = problem.objective.sign();
+  if (control.on_progress) {
+    mip.on_progress = [&](std::optional<double> best, double bound, long) {
+      Progress progress;
+      progress.seconds = deadline.elapsed();
+      progress.samples = result.samples;
+      progress.lps = result.lps;
+      if (best) progress.incumbent = sign * *best;
+      if (std::isfinite(bound)) progress.bound = sign * bound;
+      control.on_progress(progress);
+    };
+  }
+  const MipSolution solution = solve_mip(formulation.model, deadline, mip);
+  if (!solution.values.empty()) {
+    Eigen::VectorXd x(static_cast<Eigen::Index>(formulation.input.size()));
+    for (std::size_t i = 0; i < formulation.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = solution.values[formulation.input[i]];
+    incumbent.offer(evaluate_point(problem, x));
+  }
+
+  result.method = method_name(options.method);
+  result.seed = options.seed;
+  result.threads = threads;
+  result.nodes = solution.nodes;
+  result.bound_method = bound_method_name(options.mip.bounds.method);
+  result.binaries = formulation.model.num_integer();
+  result.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
+  result.warm_started = mip.start != nullptr;
+  result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
+                      : (solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible)
+                          ? StopReason::kCompleted
+                          : StopReason::kTimeLimit;
+  incumbent.fill(problem, result);
+  // CBC's bound holds for every feasible point; it is never below a point we evaluated ourselves.
+  if (std::isfinite(solution.bound) && solution.status != MipStatus::kError) {
+    double bound = solution.bound;
+    if (const std::optional<double> best = incumbent.best_value()) bound = std::max(bound, *best);
+    result.bound = sign * bound;
+  }
+  close_gap(result);
+  result.seconds = deadline.elapsed();
+  return result;
+}
+
+RelaxationReport relax(const Network& network, const Domain& domain, const Objective& objective,
+                       const SolveOptions& options, const RunControl& control) {
+  if (options.method == Method::kSampling) throw Error("relax needs a MIP method (mip, mip-cuts, partition)");
+  const Deadline deadline(control.time_limit, control.stop);
+  const Problem problem = make_problem(network, domain, objective);
+  RelaxationReport report;
+  const NeuronBounds bounds = mip_bounds(problem, options, deadline);
+  report.bounds_seconds = deadline.elapsed();
+  const MipFormulation formulation = build_formulation(problem, options, bounds);
+  report.binaries = formulation.model.num_integer();
+  report.bound_method = bound_method_name(options.mip.bounds.method);
+  report.formulation = options.method == Method::kPartition
+                           ? "partition (N=" + std::to_string(formulation.partitions) + ")"
+                           : "big-M";
+  ClpLp lp;
+  const LpSolution solution = lp.solve(formulation.model, deadline.remaining());
+  if (solution.status != LpStatus::kOptimal) throw Error("the LP relaxation could not be solved within the limits");
+  report.bound = objective.sign() * solution.objective;
+  report.lp_seconds = deadline.elapsed() - report.bounds_seconds;
+  return report;
+}
+
+}  // namespace reluopt

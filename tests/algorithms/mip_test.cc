@@ -1,0 +1,115 @@
+// The MIP methods end to end through solve(): proven optima agree with brute-force enumeration, bounds are
+// valid, warm starts are used, and outcomes are reported as data.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "reluopt/solve.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+SolveOptions mip_options(Method method, BoundMethod bounds, int partitions = 2) {
+  SolveOptions options;
+  options.method = method;
+  options.threads = 1;
+  options.mip.bounds.method = bounds;
+  options.mip.partitions = partitions;
+  return options;
+}
+
+struct MipCase {
+  Method method;
+  BoundMethod bounds;
+  int partitions;
+  bool polytope;
+  std::uint64_t seed;
+};
+
+class MipAgainstBruteForce : public ::testing::TestWithParam<MipCase> {};
+
+TEST_P(MipAgainstBruteForce, ProvesTheEnumeratedOptimum) {
+  const MipCase& c = GetParam();
+  const Network net = testing::random_network(3, {5, 5}, 2, c.seed);
+  const Domain domain = c.polytope ? testing::random_polytope(3, 3, c.seed + 7) : Domain::unit_box(3);
+  Objective objective;
+  objective.weights = Eigen::Vector2d(1.0, -0.5);
+  objective.sense = c.seed % 2 ? Sense::kMaximize : Sense::kMinimize;
+  const double exact = objective.sign() * testing::brute_force_max(net, domain, objective);
+
+  RunControl control;
+  control.time_limit = 60.0;
+  const SolveResult r = solve(net, domain, objective, mip_options(c.method, c.bounds, c.partitions), control);
+  ASSERT_EQ(r.status, SolveStatus::kOptimal);
+  const double tolerance = 1e-6 * std::max(1.0, std::abs(exact));
+  EXPECT_NEAR(r.objective, exact, tolerance);
+  ASSERT_TRUE(r.bound.has_value());
+  EXPECT_NEAR(*r.bound, exact, tolerance);
+  // The bound is valid in the user's sense: above every feasible value for max, below for min.
+  EXPECT_GE(objective.sign() * *r.bound, objective.sign() * exact - 1e-9);
+  EXPECT_DOUBLE_EQ(r.objective, objective.value(net.forward(r.x)));
+  EXPECT_LE(domain.max_violation(r.x), 1e-12);
+  ASSERT_TRUE(r.gap.has_value());
+  EXPECT_LE(*r.gap, kOptimalRelativeGap);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Methods, MipAgainstBruteForce,
+    ::testing::Values(MipCase{Method::kMip, BoundMethod::kInterval, 1, false, 1},
+                      MipCase{Method::kMip, BoundMethod::kLp, 1, true, 2},
+                      MipCase{Method::kMip, BoundMethod::kProgressive, 1, false, 3},
+                      MipCase{Method::kMipCuts, BoundMethod::kProgressive, 1, true, 4},
+                      MipCase{Method::kMipCuts, BoundMethod::kInterval, 1, false, 5},
+                      MipCase{Method::kPartition, BoundMethod::kProgressive, 2, false, 6},
+                      MipCase{Method::kPartition, BoundMethod::kInterval, 4, true, 7},
+                      MipCase{Method::kPartition, BoundMethod::kLp, 1, false, 8}));
+
+TEST(Mip, WarmStartIsUsedAndNeverWorsensTheAnswer) {
+  const Network net = testing::random_network(6, {12, 12}, 1, 21);
+  SolveOptions options = mip_options(Method::kMip, BoundMethod::kProgressive);
+  options.mip.warm_start = true;
+  options.mip.warm_start_samples = 200;
+  options.seed = 4;
+  RunControl control;
+  control.time_limit = 60.0;
+  const SolveResult warm = solve(net, Domain::unit_box(6), Objective::output(1), options, control);
+  SolveOptions sampling_only;
+  sampling_only.sampling.samples = 200;
+  sampling_only.threads = options.threads;
+  sampling_only.seed = 4;
+  const SolveResult sampled = solve(net, Domain::unit_box(6), Objective::output(1), sampling_only);
+  EXPECT_TRUE(warm.warm_started);
+  EXPECT_EQ(warm.samples, 200);
+  EXPECT_GE(warm.objective, sampled.objective - 1e-12);
+  ASSERT_TRUE(warm.bound.has_value());
+  EXPECT_GE(*warm.bound, warm.objective);
+}
+
+TEST(Mip, StopBeforeStartGivesNoSolutionAndNoBound) {
+  const Network net = testing::random_network(4, {8}, 1, 3);
+  std::atomic<bool> stop{true};
+  RunControl control;
+  control.stop = &stop;
+  const SolveResult r = solve(net, Domain::unit_box(4), Objective::output(1),
+                              mip_options(Method::kMip, BoundMethod::kInterval), control);
+  EXPECT_EQ(r.status, SolveStatus::kNoSolution);
+  EXPECT_FALSE(r.bound.has_value());
+  EXPECT_EQ(r.stopped_by, StopReason::kInterrupted);
+}
+
+TEST(Mip, ShortTimeLimitStillGivesAValidBoundAndAWarmStartedPoint) {
+  const Network net = testing::random_network(30, {60, 60}, 1, 8);
+  SolveOptions options = mip_options(Method::kMip, BoundMethod::kInterval);
+  options.mip.warm_start = true;
+  options.mip.warm_start_samples = 50;
+  RunControl control;
+  control.time_limit = 2.0;
+  const SolveResult r = solve(net, Domain::unit_box(30), Objective::output(1), options, control);
+  ASSERT_NE(r.status, SolveStatus::kNoSolution);
+  if (r.bound) EXPECT_GE(*r.bound, r.objective);
+  EXPECT_DOUBLE_EQ(r.objective, net.forward(r.x)[0]);
+}
+
+}  // namespace
+}  // namespace reluopt
