@@ -1,0 +1,658 @@
+// Reads an ONNX model of a feed-forward ReLU network by symbolic execution of its graph.
+//
+// Every tensor is tracked either as a constant or as an affine function M x + c of the input x of the dense
+// layer under construction, with ONNX (numpy) shape semantics and a symbolic batch dimension taken as 1.
+// Linear operators transform M and c, so affine maps with no ReLU between them are merged and input or
+// output normalizations are folded into the neighbouring layers. A Relu closes the current layer: its
+// argument becomes a DenseLayer and tracking restarts from the identity on the ReLU outputs. The graph
+// output becomes the linear output layer; with no Relu at all the network is a single linear layer.
+//
+// Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Relu,
+// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant. Opsets 8 to 17 are covered by
+// reading Squeeze/Unsqueeze axes from an attribute or an input. Weights are initializers, possibly also
+// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from
+// raw_data or the typed fields. Anything else throws reluopt::Error naming the node and the file: other
+// activations, skip connections and branches, shapes computed at run time (Shape/Gather/Concat chains),
+// BatchNormalization, Dropout, external tensor data.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "reluopt/error.h"
+#include "reluopt/model_io.h"
+
+namespace reluopt {
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+using Index = Eigen::Index;
+
+// Tensors are held densely, one row per element; this bound turns corrupt or absurd shapes into an Error
+// instead of an overflow or a failed allocation.
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+
+// The element count, or -1 when a dimension is negative or the count exceeds kMaxElements.
+std::int64_t num_elements(const Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > kMaxElements / d)) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? "," : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+// A graph tensor as a function of the input x of the dense layer under construction: element i, in row-major
+// order of `shape`, equals rows.row(i) * [x; 1]. A constant keeps only the last (offset) column, so every
+// linear operator is one row operation applied alike to coefficients and offsets.
+struct Value {
+  Shape shape;
+  Eigen::MatrixXd rows;
+  bool constant = true;
+  std::size_t stage = 0;  // dense layers already emitted when this tensor was computed
+
+  Eigen::VectorXd offset() const { return rows.col(rows.cols() - 1); }
+};
+
+Value make_constant(Shape shape, Eigen::VectorXd data) {
+  Value v;
+  v.shape = std::move(shape);
+  v.rows = std::move(data);
+  return v;
+}
+
+// An uninitialized value of the given shape with the same kind (constant or affine in the same x) as v.
+Value like(const Value& v, Shape shape) {
+  Value out;
+  out.rows.resize(num_elements(shape), v.rows.cols());
+  out.shape = std::move(shape);
+  out.constant = v.constant;
+  out.stage = v.stage;
+  return out;
+}
+
+// x itself, for a layer input of the given shape.
+Value make_identity(Shape shape, std::size_t stage) {
+  const Index n = num_elements(shape);
+  Value v;
+  v.shape = std::move(shape);
+  v.rows = Eigen::MatrixXd::Identity(n, n + 1);
+  v.constant = false;
+  v.stage = stage;
+  return v;
+}
+
+// Every message names the node, its operator and the file, so a user can find the culprit in a viewer.
+class NodeContext {
+ public:
+  NodeContext(const onnx::NodeProto& node, int index, const std::string& path)
+      : node_(node), index_(index), path_(path) {}
+
+  const onnx::NodeProto& node() const { return node_; }
+  std::string label() const {
+    if (!node_.name().empty()) return "'" + node_.name() + "'";
+    return "#" + std::to_string(index_) + (node_.output_size() ? " ('" + node_.output(0) + "')" : "");
+  }
+  std::string where() const { return "in node " + label() + " (" + node_.op_type() + ") of '" + path_ + "'"; }
+  [[noreturn]] void fail(const std::string& what) const { throw Error(what + " " + where()); }
+
+ private:
+  const onnx::NodeProto& node_;
+  int index_;
+  const std::string& path_;
+};
+
+using Inputs = std::vector<const Value*>;
+
+const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k) {
+  if (k >= inputs.size() || inputs[k] == nullptr) ctx.fail("missing input " + std::to_string(k));
+  return *inputs[k];
+}
+
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const onnx::AttributeProto& a : node.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+std::int64_t int_attribute(const onnx::NodeProto& node, const std::string& name, std::int64_t fallback) {
+  const onnx::AttributeProto* a = find_attribute(node, name);
+  return a ? a->i() : fallback;
+}
+
+double float_attribute(const onnx::NodeProto& node, const std::string& name, double fallback) {
+  const onnx::AttributeProto* a = find_attribute(node, name);
+  return a ? a->f() : fallback;
+}
+
+// Integer contents of a constant tensor (shapes, axes).
+Shape to_ints(const NodeContext& ctx, const Value& v, const std::string& what) {
+  if (!v.constant) ctx.fail(what + " must be a constant tensor");
+  Shape ints;
+  for (Index i = 0; i < v.rows.rows(); ++i) {
+    const double x = v.rows(i, 0);
+    if (x != std::round(x)) ctx.fail(what + " must hold integers");
+    ints.push_back(static_cast<std::int64_t>(x));
+  }
+  return ints;
+}
+
+// Squeeze/Unsqueeze take their axes as an attribute up to opset 12 and as an input from opset 13.
+Shape axes_of(const NodeContext& ctx, const Inputs& inputs) {
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "axes"))
+    return Shape(a->ints().begin(), a->ints().end());
+  if (inputs.size() > 1 && inputs[1] != nullptr) return to_ints(ctx, *inputs[1], "axes");
+  return {};
+}
+
+std::int64_t normalize_axis(const NodeContext& ctx, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    ctx.fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(r));
+  return axis < 0 ? axis + r : axis;
+}
+
+// ---- Tensor data ----
+
+template <typename T>
+Eigen::VectorXd decode_raw(const std::string& raw, std::int64_t count) {
+  Eigen::VectorXd data(count);
+  for (std::int64_t i = 0; i < count; ++i) {
+    T element;
+    std::memcpy(&element, raw.data() + i * sizeof(T), sizeof(T));  // ONNX raw data is little-endian
+    data[i] = static_cast<double>(element);
+  }
+  return data;
+}
+
+template <typename Field>
+Eigen::VectorXd decode_typed(const Field& field) {
+  Eigen::VectorXd data(field.size());
+  for (int i = 0; i < field.size(); ++i) data[i] = static_cast<double>(field.Get(i));
+  return data;
+}
+
+// `where` says which file or node the tensor belongs to, for error messages.
+Value tensor_value(const onnx::TensorProto& tensor, const std::string& where) {
+  const auto fail = [&](const std::string& what) {
+    throw Error("tensor '" + tensor.name() + "' " + where + ": " + what);
+  };
+  if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+    fail("external tensor data is not supported");
+  const Shape shape(tensor.dims().begin(), tensor.dims().end());
+  const std::int64_t count = num_elements(shape);
+  if (count < 0) fail("invalid dimensions " + shape_string(shape));
+  const std::string& raw = tensor.raw_data();
+  // Typed fields hold their own count; raw data must match the shape in bytes before it is decoded.
+  const auto raw_fits = [&](std::size_t element_size) {
+    if (raw.size() != static_cast<std::size_t>(count) * element_size)
+      fail(std::to_string(raw.size()) + " bytes of data for shape " + shape_string(shape));
+    return true;
+  };
+  const bool has_raw = tensor.has_raw_data();
+  Eigen::VectorXd data;
+  switch (tensor.data_type()) {
+    case onnx::TensorProto_DataType_FLOAT:
+      data = has_raw && raw_fits(sizeof(float)) ? decode_raw<float>(raw, count)
+                                                : decode_typed(tensor.float_data());
+      break;
+    case onnx::TensorProto_DataType_DOUBLE:
+      data = has_raw && raw_fits(sizeof(double)) ? decode_raw<double>(raw, count)
+                                                 : decode_typed(tensor.double_data());
+      break;
+    case onnx::TensorProto_DataType_INT64:
+      data = has_raw && raw_fits(sizeof(std::int64_t)) ? decode_raw<std::int64_t>(raw, count)
+                                                       : decode_typed(tensor.int64_data());
+      break;
+    case onnx::TensorProto_DataType_INT32:
+      data = has_raw && raw_fits(sizeof(std::int32_t)) ? decode_raw<std::int32_t>(raw, count)
+                                                       : decode_typed(tensor.int32_data());
+      break;
+    default:
+      fail("unsupported data type " + onnx::TensorProto_DataType_Name(tensor.data_type()));
+  }
+  if (data.size() != count) fail(std::to_string(data.size()) + " values for shape " + shape_string(shape));
+  return make_constant(shape, std::move(data));
+}
+
+// ---- Row operations shared by the operators ----
+
+std::vector<std::int64_t> row_major_strides(const Shape& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  return strides;
+}
+
+// The value whose element i (row-major in `shape`) is element sum_k index_k * strides[k] of v: this one
+// gather expresses broadcasting (stride 0) and transposition (permuted strides).
+Value gather(const Value& v, const Shape& shape, const std::vector<std::int64_t>& strides) {
+  Value out = like(v, shape);
+  std::vector<std::int64_t> counter(shape.size(), 0);
+  std::int64_t source = 0;
+  for (Index i = 0; i < out.rows.rows(); ++i) {
+    out.rows.row(i) = v.rows.row(source);
+    for (std::size_t k = shape.size(); k-- > 0;) {  // odometer over the output index
+      source += strides[k];
+      if (++counter[k] < shape[k]) break;
+      source -= strides[k] * counter[k];
+      counter[k] = 0;
+    }
+  }
+  return out;
+}
+
+Shape broadcast_shape(const NodeContext& ctx, const Shape& a, const Shape& b) {
+  Shape out(std::max(a.size(), b.size()));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::int64_t da = k < a.size() ? a[a.size() - 1 - k] : 1;
+    const std::int64_t db = k < b.size() ? b[b.size() - 1 - k] : 1;
+    if (da != db && da != 1 && db != 1)
+      ctx.fail("inconsistent shapes " + shape_string(a) + " and " + shape_string(b) + " for broadcasting");
+    out[out.size() - 1 - k] = da == 1 ? db : da;
+  }
+  if (num_elements(out) < 0) ctx.fail("broadcast shape " + shape_string(out) + " is too large");
+  return out;
+}
+
+Value broadcast_to(const Value& v, const Shape& shape) {
+  if (v.shape == shape) return v;
+  const std::vector<std::int64_t> source_strides = row_major_strides(v.shape);
+  const std::size_t lead = shape.size() - v.shape.size();
+  std::vector<std::int64_t> strides(shape.size(), 0);
+  for (std::size_t k = lead; k < shape.size(); ++k)
+    strides[k] = v.shape[k - lead] == 1 ? 0 : source_strides[k - lead];
+  return gather(v, shape, strides);
+}
+
+Value add(const NodeContext& ctx, const Value& a, const Value& b) {
+  if (!a.constant && !b.constant)
+    ctx.fail("sum of two non-constant tensors (skip connections are not supported)");
+  const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
+  Value sum = broadcast_to(a.constant ? b : a, shape);
+  sum.rows.rightCols(1) += broadcast_to(a.constant ? a : b, shape).rows;
+  return sum;
+}
+
+Value multiply(const NodeContext& ctx, const Value& a, const Value& b) {
+  if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
+  const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
+  Value product = broadcast_to(a.constant ? b : a, shape);
+  const Eigen::VectorXd factor = broadcast_to(a.constant ? a : b, shape).offset();
+  product.rows = factor.asDiagonal() * product.rows;
+  return product;
+}
+
+Value scalar(double x) { return make_constant({}, Eigen::VectorXd::Constant(1, x)); }
+
+Value transpose(const NodeContext& ctx, const Value& v, Shape perm) {
+  const std::size_t rank = v.shape.size();
+  if (perm.empty())
+    for (std::size_t k = rank; k-- > 0;) perm.push_back(static_cast<std::int64_t>(k));
+  std::vector<bool> seen(rank, false);
+  if (perm.size() != rank)
+    ctx.fail("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  const std::vector<std::int64_t> source_strides = row_major_strides(v.shape);
+  Shape shape(rank);
+  std::vector<std::int64_t> strides(rank);
+  for (std::size_t k = 0; k < rank; ++k) {
+    const std::int64_t p = normalize_axis(ctx, perm[k], rank);
+    if (seen[p]) ctx.fail("perm is not a permutation");
+    seen[p] = true;
+    shape[k] = v.shape[p];
+    strides[k] = source_strides[p];
+  }
+  return gather(v, shape, strides);
+}
+
+Value reshape(const NodeContext& ctx, const Value& v, Shape shape) {
+  if (num_elements(shape) < 0 || num_elements(shape) != num_elements(v.shape))
+    ctx.fail("inconsistent shapes: cannot reshape " + shape_string(v.shape) + " to " + shape_string(shape));
+  Value out = v;
+  out.shape = std::move(shape);
+  return out;
+}
+
+// numpy matmul restricted to batch dimensions of size 1: out[i,j] = sum_k a[i,k] b[k,j]. One operand must be
+// constant; the other may be affine, with the weight on either side (x @ W or W @ x).
+Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
+  if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
+  if (a.shape.empty() || b.shape.empty()) ctx.fail("inconsistent shapes: MatMul of a scalar");
+  for (const Value* v : {&a, &b})
+    for (std::size_t k = 0; k + 2 < v->shape.size(); ++k)
+      if (v->shape[k] != 1) ctx.fail("inconsistent shapes: batched MatMul of " + shape_string(v->shape));
+  const bool a_vector = a.shape.size() == 1;
+  const bool b_vector = b.shape.size() == 1;
+  const std::int64_t p = a_vector ? 1 : a.shape[a.shape.size() - 2];
+  const std::int64_t q = a.shape.back();
+  const std::int64_t q_b = b_vector ? b.shape[0] : b.shape[b.shape.size() - 2];
+  const std::int64_t r = b_vector ? 1 : b.shape.back();
+  if (q != q_b) ctx.fail("inconsistent shapes " + shape_string(a.shape) + " and " + shape_string(b.shape));
+  if (num_elements({p, r}) < 0)
+    ctx.fail("MatMul result [" + std::to_string(p) + "," + std::to_string(r) + "] is too large");
+
+  Value out = like(a.constant ? b : a, {p * r});
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  if (b.constant) {
+    const Eigen::VectorXd weights_data = b.offset();
+    const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
+    for (std::int64_t i = 0; i < p; ++i)
+      out.rows.middleRows(i * r, r) = weights.transpose() * a.rows.middleRows(i * q, q);
+  } else {
+    const Eigen::VectorXd weights_data = a.offset();
+    const Eigen::Map<const RowMajor> weights(weights_data.data(), p, q);
+    Eigen::MatrixXd column(q, b.rows.cols());
+    for (std::int64_t j = 0; j < r; ++j) {
+      for (std::int64_t k = 0; k < q; ++k) column.row(k) = b.rows.row(k * r + j);
+      const Eigen::MatrixXd product = weights * column;
+      for (std::int64_t i = 0; i < p; ++i) out.rows.row(i * r + j) = product.row(i);
+    }
+  }
+  Shape shape(std::max(a.shape.size(), b.shape.size()), 1);
+  if (!a_vector && !b_vector) {
+    shape[shape.size() - 2] = p;
+    shape.back() = r;
+  } else if (!a_vector || !b_vector) {
+    shape.pop_back();  // numpy drops the dimension that was added to the 1-D operand
+    if (!shape.empty()) shape.back() = a_vector ? r : p;
+  }
+  if (a_vector && b_vector) shape = {};
+  out.shape = shape;
+  return out;
+}
+
+// ---- Operators ----
+
+Value gemm_op(const NodeContext& ctx, const Inputs& inputs) {
+  const onnx::NodeProto& node = ctx.node();
+  Value a = input(ctx, inputs, 0);
+  Value b = input(ctx, inputs, 1);
+  if (a.shape.size() != 2 || b.shape.size() != 2)
+    ctx.fail("inconsistent shapes: Gemm needs 2-D inputs, got " + shape_string(a.shape) + " and " +
+             shape_string(b.shape));
+  if (int_attribute(node, "transA", 0)) a = transpose(ctx, a, {});
+  if (int_attribute(node, "transB", 0)) b = transpose(ctx, b, {});
+  Value y = multiply(ctx, matmul(ctx, a, b), scalar(float_attribute(node, "alpha", 1.0)));
+  if (inputs.size() < 3 || inputs[2] == nullptr) return y;  // C is optional from opset 11
+  const Value c = multiply(ctx, *inputs[2], scalar(float_attribute(node, "beta", 1.0)));
+  if (broadcast_shape(ctx, y.shape, c.shape) != y.shape)
+    ctx.fail("inconsistent shapes: C of shape " + shape_string(c.shape) + " does not broadcast to " +
+             shape_string(y.shape));
+  return add(ctx, y, c);
+}
+
+Value matmul_op(const NodeContext& ctx, const Inputs& inputs) {
+  return matmul(ctx, input(ctx, inputs, 0), input(ctx, inputs, 1));
+}
+
+Value add_op(const NodeContext& ctx, const Inputs& inputs) {
+  return add(ctx, input(ctx, inputs, 0), input(ctx, inputs, 1));
+}
+
+Value sub_op(const NodeContext& ctx, const Inputs& inputs) {
+  return add(ctx, input(ctx, inputs, 0), multiply(ctx, input(ctx, inputs, 1), scalar(-1.0)));
+}
+
+Value mul_op(const NodeContext& ctx, const Inputs& inputs) {
+  return multiply(ctx, input(ctx, inputs, 0), input(ctx, inputs, 1));
+}
+
+Value identity_op(const NodeContext& ctx, const Inputs& inputs) { return input(ctx, inputs, 0); }
+
+Value div_op(const NodeContext& ctx, const Inputs& inputs) {
+  Value divisor = input(ctx, inputs, 1);
+  if (!divisor.constant) ctx.fail("division by a non-constant tensor is not affine");
+  if ((divisor.rows.array() == 0.0).any()) ctx.fail("division by zero");
+  divisor.rows = divisor.rows.cwiseInverse();
+  return multiply(ctx, input(ctx, inputs, 0), divisor);
+}
+
+Value flatten_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  const std::size_t rank = v.shape.size();
+  std::int64_t axis = int_attribute(ctx.node(), "axis", 1);
+  if (axis != static_cast<std::int64_t>(rank)) axis = normalize_axis(ctx, axis, rank);
+  const Shape outer(v.shape.begin(), v.shape.begin() + axis);
+  const Shape inner(v.shape.begin() + axis, v.shape.end());
+  return reshape(ctx, v, {num_elements(outer), num_elements(inner)});
+}
+
+Value reshape_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  Shape shape = to_ints(ctx, input(ctx, inputs, 1), "the target shape");
+  const bool allow_zero = int_attribute(ctx.node(), "allowzero", 0) != 0;
+  std::int64_t known = 1;
+  int inferred = -1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 0 && !allow_zero) {
+      if (k >= v.shape.size())
+        ctx.fail("inconsistent shapes: cannot copy dimension " + std::to_string(k) + " of " +
+                 shape_string(v.shape));
+      shape[k] = v.shape[k];
+    }
+    if (shape[k] == -1 && inferred < 0) {
+      inferred = static_cast<int>(k);
+    } else if (shape[k] < 0) {
+      ctx.fail("invalid target shape " + shape_string(shape));
+    } else {
+      known *= shape[k];
+    }
+  }
+  if (inferred >= 0) shape[inferred] = known == 0 ? 0 : num_elements(v.shape) / known;
+  return reshape(ctx, v, shape);
+}
+
+Value squeeze_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  std::vector<bool> drop(v.shape.size(), false);
+  const Shape axes = axes_of(ctx, inputs);
+  for (std::size_t k = 0; k < v.shape.size(); ++k) drop[k] = axes.empty() && v.shape[k] == 1;
+  for (std::int64_t axis : axes) {
+    const std::int64_t k = normalize_axis(ctx, axis, v.shape.size());
+    if (v.shape[k] != 1)
+      ctx.fail("inconsistent shapes: cannot squeeze axis " + std::to_string(k) + " of " +
+               shape_string(v.shape));
+    drop[k] = true;
+  }
+  Shape shape;
+  for (std::size_t k = 0; k < v.shape.size(); ++k)
+    if (!drop[k]) shape.push_back(v.shape[k]);
+  return reshape(ctx, v, shape);
+}
+
+Value unsqueeze_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  const Shape axes = axes_of(ctx, inputs);
+  const std::size_t rank = v.shape.size() + axes.size();
+  std::vector<bool> inserted(rank, false);
+  for (std::int64_t axis : axes) {
+    const std::int64_t k = normalize_axis(ctx, axis, rank);
+    if (inserted[k]) ctx.fail("repeated axis " + std::to_string(axis));
+    inserted[k] = true;
+  }
+  Shape shape;
+  auto source = v.shape.begin();
+  for (std::size_t k = 0; k < rank; ++k) shape.push_back(inserted[k] ? 1 : *source++);
+  return reshape(ctx, v, shape);
+}
+
+Value transpose_op(const NodeContext& ctx, const Inputs& inputs) {
+  const onnx::AttributeProto* perm = find_attribute(ctx.node(), "perm");
+  return transpose(ctx, input(ctx, inputs, 0),
+                   perm ? Shape(perm->ints().begin(), perm->ints().end()) : Shape{});
+}
+
+Value constant_op(const NodeContext& ctx, const Inputs&) {
+  const onnx::NodeProto& node = ctx.node();
+  if (const onnx::AttributeProto* a = find_attribute(node, "value")) return tensor_value(a->t(), ctx.where());
+  if (const onnx::AttributeProto* a = find_attribute(node, "value_float")) return scalar(a->f());
+  if (const onnx::AttributeProto* a = find_attribute(node, "value_int"))
+    return scalar(static_cast<double>(a->i()));
+  const onnx::AttributeProto* floats = find_attribute(node, "value_floats");
+  const onnx::AttributeProto* ints = find_attribute(node, "value_ints");
+  if (!floats && !ints) ctx.fail("unsupported Constant (expected value, value_float(s) or value_int(s))");
+  Eigen::VectorXd data = floats ? decode_typed(floats->floats()) : decode_typed(ints->ints());
+  const Shape shape{static_cast<std::int64_t>(data.size())};
+  return make_constant(shape, std::move(data));
+}
+
+using Operator = Value (*)(const NodeContext&, const Inputs&);
+
+const std::unordered_map<std::string, Operator>& affine_operators() {
+  static const std::unordered_map<std::string, Operator> operators = {
+      {"Gemm", gemm_op},         {"MatMul", matmul_op},       {"Add", add_op},
+      {"Sub", sub_op},           {"Mul", mul_op},             {"Div", div_op},
+      {"Identity", identity_op}, {"Flatten", flatten_op},     {"Reshape", reshape_op},
+      {"Squeeze", squeeze_op},   {"Unsqueeze", unsqueeze_op}, {"Transpose", transpose_op},
+      {"Constant", constant_op}};
+  return operators;
+}
+
+// ---- The graph ----
+
+class GraphReader {
+ public:
+  // Tracking starts from a dense identity on the input, of size n x (n + 1).
+  static constexpr std::int64_t kMaxInputSize = 16384;
+
+  GraphReader(const onnx::GraphProto& graph, const std::string& path) : graph_(graph), path_(path) {}
+
+  Network read() {
+    for (const onnx::TensorProto& tensor : graph_.initializer())
+      values_[tensor.name()] = tensor_value(tensor, "of '" + path_ + "'");
+    bind_input();
+    for (int i = 0; i < graph_.node_size(); ++i) run_node(graph_.node(i), i);
+    layers_.push_back(output_layer());
+    try {
+      return Network(std::move(layers_));
+    } catch (const Error& e) {
+      throw Error("'" + path_ + "': " + e.what());
+    }
+  }
+
+ private:
+  // Graph inputs that have an initializer are weights (MATLAB and other opset-8 exports list them there).
+  void bind_input() {
+    const onnx::ValueInfoProto* input = nullptr;
+    std::string names;
+    int count = 0;
+    for (const onnx::ValueInfoProto& info : graph_.input()) {
+      if (values_.count(info.name())) continue;
+      input = &info;
+      names += (count++ ? ", '" : "'") + info.name() + "'";
+    }
+    if (count != 1)
+      throw Error("'" + path_ + "' has " + std::to_string(count) + " graph inputs besides the weights (" +
+                  names + "); expected exactly one");
+    const std::string where = "input '" + input->name() + "' of '" + path_ + "'";
+    if (!input->type().tensor_type().has_shape()) throw Error(where + " has no shape");
+    const onnx::TensorShapeProto& dims = input->type().tensor_type().shape();
+    Shape shape;
+    for (int k = 0; k < dims.dim_size(); ++k) {
+      // A symbolic batch dimension stands for one sample: the network maps one input vector.
+      const bool batch = k == 0 && dims.dim_size() >= 2;
+      if (dims.dim(k).has_dim_value() && dims.dim(k).dim_value() > 0) {
+        shape.push_back(dims.dim(k).dim_value());
+      } else if (batch && !dims.dim(k).has_dim_value()) {
+        shape.push_back(1);
+      } else {
+        throw Error(where + " has an unknown or empty dimension " + std::to_string(k) +
+                    " (only the batch dimension may be symbolic)");
+      }
+    }
+    if (num_elements(shape) < 0 || num_elements(shape) > kMaxInputSize)
+      throw Error(where + " of shape " + shape_string(shape) + " is too large; at most " +
+                  std::to_string(kMaxInputSize) + " elements are supported");
+    values_[input->name()] = make_identity(shape, 0);
+  }
+
+  void run_node(const onnx::NodeProto& node, int index) {
+    const NodeContext ctx(node, index, path_);
+    const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    const auto op = affine_operators().find(node.op_type());
+    const bool relu = standard && node.op_type() == "Relu";
+    if (!relu && (!standard || op == affine_operators().end())) {
+      const std::string op_name = standard ? node.op_type() : node.domain() + "." + node.op_type();
+      throw Error("unsupported ONNX operator '" + op_name + "' in node " + ctx.label() + " of '" + path_ +
+                  "'");
+    }
+    Inputs inputs;
+    for (const std::string& name : node.input()) {
+      const auto it = values_.find(name);
+      if (!name.empty() && it == values_.end())
+        ctx.fail("input '" + name + "' is not computed before it is used");
+      inputs.push_back(name.empty() ? nullptr : &it->second);
+    }
+    if (node.output_size() == 0) ctx.fail("no output");
+    Value result = relu ? end_layer(ctx, input(ctx, inputs, 0)) : op->second(ctx, inputs);
+    values_[node.output(0)] = std::move(result);
+  }
+
+  // A tensor computed before the latest ReLU refers to an older layer input: using it again would be a
+  // skip connection or a branch, which a feed-forward chain cannot express.
+  std::string chain_problem(const Value& v) const {
+    if (v.constant) return "does not depend on the network input";
+    if (v.stage != layers_.size())
+      return "uses a tensor computed before an earlier ReLU (only feed-forward chains are supported)";
+    return "";
+  }
+
+  Value end_layer(const NodeContext& ctx, const Value& pre_activation) {
+    if (pre_activation.constant) ctx.fail("Relu of a constant tensor");
+    if (const std::string problem = chain_problem(pre_activation); !problem.empty())
+      ctx.fail("Relu input " + problem);
+    layers_.push_back(dense_layer(pre_activation));
+    return make_identity(pre_activation.shape, layers_.size());
+  }
+
+  DenseLayer output_layer() const {
+    if (graph_.output_size() != 1)
+      throw Error("'" + path_ + "' has " + std::to_string(graph_.output_size()) +
+                  " graph outputs; expected exactly one");
+    const std::string& name = graph_.output(0).name();
+    const std::string where = "output '" + name + "' of '" + path_ + "'";
+    const auto it = values_.find(name);
+    if (it == values_.end()) throw Error(where + " is not computed by any node");
+    if (const std::string problem = chain_problem(it->second); !problem.empty())
+      throw Error(where + " " + problem);
+    return dense_layer(it->second);
+  }
+
+  static DenseLayer dense_layer(const Value& v) {
+    return DenseLayer{v.rows.leftCols(v.rows.cols() - 1), v.offset()};
+  }
+
+  const onnx::GraphProto& graph_;
+  const std::string& path_;
+  std::unordered_map<std::string, Value> values_;
+  std::vector<DenseLayer> layers_;
+};
+
+}  // namespace
+
+Network read_onnx(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || !in)
+    throw Error("cannot open model file '" + path + "'");
+  onnx::ModelProto model;
+  // Protobuf accepts many byte strings as a message of unknown fields; a real model has a graph.
+  if (!model.ParseFromIstream(&in) || !model.has_graph() || model.ir_version() == 0)
+    throw Error("'" + path + "' is not an ONNX model");
+  return GraphReader(model.graph(), path).read();
+}
+
+}  // namespace reluopt

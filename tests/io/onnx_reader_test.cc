@@ -1,0 +1,158 @@
+// The ONNX fixtures and their expected outputs are written by scripts/make_onnx_fixtures.py, which computes
+// the outputs with its own numpy interpreter of the ONNX operators, independent of this reader.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reluopt/error.h"
+#include "reluopt/model_io.h"
+
+namespace reluopt {
+namespace {
+
+const std::string kOnnxDir = std::string(RELUOPT_FIXTURES_DIR) + "/onnx/";
+
+// One file per exporter style or operator variant the reader accepts.
+const std::vector<std::string> kGoodFixtures = {
+    "gemm_transb_pytorch.onnx",                     // PyTorch: [1,d,1] input, Flatten, Gemm transB=1
+    "gemm_alpha_beta_transA.onnx",                  // Gemm alpha/beta/transA, weight on the left, no C
+    "matmul_add_weight_right_symbolic_batch.onnx",  // tf2onnx: symbolic batch, affine layers merged
+    "matmul_weight_left.onnx",                      // W @ x on a column, Transpose, bias on the left
+    "matlab_opset8_weights_as_inputs.onnx",         // MATLAB: weights among the graph inputs, opset 8
+    "normalization_sub_div_mul.onnx",               // Sub/Div/Mul/Add by constants, c - y
+    "reshape_squeeze_unsqueeze_opset11.onnx",       // axes as attributes
+    "reshape_squeeze_unsqueeze_opset13.onnx",       // axes as inputs, Reshape 0/-1, [3,2] @ W, Flatten 0
+    "constant_node.onnx",                           // weights, scale and shape from Constant nodes
+    "identity.onnx",                                // Identity, 1-D input [d]
+    "opset17_gemm.onnx",
+    "double_weights.onnx",  // DOUBLE weights in double_data and raw_data
+    "linear_only.onnx",     // no ReLU: one linear layer
+    "multi_output.onnx",    // m = 3 outputs
+};
+
+const nlohmann::json& expected_outputs() {
+  static const nlohmann::json expected = [] {
+    std::ifstream in(kOnnxDir + "expected.json");
+    return nlohmann::json::parse(in);
+  }();
+  return expected;
+}
+
+Eigen::VectorXd to_vector(const nlohmann::json& values) {
+  const std::vector<double> v = values.get<std::vector<double>>();
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+// The message of the reluopt::Error thrown by `read`, or a failure if none is thrown.
+template <typename Read>
+std::string error_message(Read read) {
+  try {
+    read();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no reluopt::Error thrown";
+  return "";
+}
+
+class GoodOnnxFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoodOnnxFixture, MatchesReferenceForwardPass) {
+  const std::string file = GetParam();
+  ASSERT_TRUE(expected_outputs().contains(file)) << file << " is missing from expected.json";
+  const nlohmann::json& expected = expected_outputs().at(file);
+  const Network network = read_onnx(kOnnxDir + file);
+
+  // Affine maps with no ReLU between them are merged, so there is one hidden layer per Relu node.
+  EXPECT_EQ(network.num_hidden_layers(), expected.at("num_hidden_layers").get<int>()) << network.describe();
+  // Float weights are widened exactly to double, so both tolerances are loose; double files get the tight
+  // one.
+  const double tolerance = expected.at("weights") == "double" ? 1e-9 : 1e-5;
+  const nlohmann::json& inputs = expected.at("inputs");
+  const nlohmann::json& outputs = expected.at("outputs");
+  ASSERT_EQ(inputs.size(), outputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Eigen::VectorXd want = to_vector(outputs[i]);
+    const Eigen::VectorXd got = network.forward(to_vector(inputs[i]));
+    ASSERT_EQ(got.size(), want.size()) << "input " << i;
+    for (Eigen::Index j = 0; j < want.size(); ++j)
+      EXPECT_NEAR(got[j], want[j], tolerance * std::max(1.0, std::abs(want[j])))
+          << "input " << i << ", output " << j;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoodOnnxFixture, ::testing::ValuesIn(kGoodFixtures),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return param_info.param.substr(0, param_info.param.find('.'));
+                         });
+
+TEST(OnnxReader, EveryFixtureWithExpectedOutputsIsTested) {
+  for (const auto& [file, unused] : expected_outputs().items())
+    EXPECT_NE(std::find(kGoodFixtures.begin(), kGoodFixtures.end(), file), kGoodFixtures.end()) << file;
+}
+
+TEST(OnnxReader, ShapesOfSpecialCases) {
+  const Network linear = read_onnx(kOnnxDir + "linear_only.onnx");
+  EXPECT_EQ(linear.num_hidden_layers(), 0);
+  EXPECT_EQ(linear.describe(), "3 -> 2");
+  // Three affine maps around two ReLUs: the two maps with no ReLU between them become one layer.
+  EXPECT_EQ(read_onnx(kOnnxDir + "matmul_add_weight_right_symbolic_batch.onnx").describe(),
+            "5 -> 8 -> 4 -> 3");
+  EXPECT_EQ(read_onnx(kOnnxDir + "multi_output.onnx").output_dim(), 3);
+  EXPECT_EQ(read_onnx(kOnnxDir + "gemm_transb_pytorch.onnx").input_dim(), 4);
+}
+
+struct BadFixture {
+  std::string file;
+  std::vector<std::string> words;  // each must appear in the error message
+};
+
+class BadOnnxFixture : public ::testing::TestWithParam<BadFixture> {};
+
+TEST_P(BadOnnxFixture, ThrowsErrorNamingTheCulprit) {
+  const std::string path = kOnnxDir + GetParam().file;
+  const std::string message = error_message([&] { read_onnx(path); });
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
+  for (const std::string& word : GetParam().words)
+    EXPECT_NE(message.find(word), std::string::npos) << "'" << word << "' not in: " << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, BadOnnxFixture,
+    ::testing::Values(
+        BadFixture{"unsupported_op.onnx",
+                   {"unsupported ONNX operator 'Sigmoid'", "node 'sig_1'", "unsupported_op.onnx"}},
+        BadFixture{"inconsistent_shapes.onnx", {"inconsistent shapes", "'bad_matmul'", "[1,4]", "[5,3]"}},
+        BadFixture{"not_onnx.onnx", {"not an ONNX model", "not_onnx.onnx"}},
+        BadFixture{"skip_connection.onnx", {"non-constant", "'residual_add'"}},
+        BadFixture{"external_data.onnx", {"external", "fc1.weight"}},
+        BadFixture{"no_such_file.onnx", {"cannot open model file", "no_such_file.onnx"}}),
+    [](const ::testing::TestParamInfo<BadFixture>& param_info) {
+      return param_info.param.file.substr(0, param_info.param.file.find('.'));
+    });
+
+TEST(ReadModel, OnnxHasNoInputBounds) {
+  const LoadedModel model = read_model(kOnnxDir + "multi_output.onnx");
+  EXPECT_EQ(model.format, "onnx");
+  EXPECT_FALSE(model.input_bounds.has_value());
+  EXPECT_EQ(model.network.output_dim(), 3);
+}
+
+TEST(ReadModel, MissingFileIsNamed) {
+  const std::string path = kOnnxDir + "missing.nnet";
+  const std::string message = error_message([&] { read_model(path); });
+  EXPECT_NE(message.find("cannot open model file '" + path + "'"), std::string::npos) << message;
+}
+
+TEST(ReadModel, OtherExtensionsAreReadAsOnnxByContent) {
+  const std::string message = error_message([] { read_model(kOnnxDir + "expected.json"); });
+  EXPECT_NE(message.find("not an ONNX model"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace reluopt
