@@ -193,6 +193,37 @@ class Cli(unittest.TestCase):
         self.assertEqual(result["status"], "feasible")
         self.assertIn("NNet", result["domain"])
 
+    def test_mip_proves_the_optimum_of_a_small_network(self):
+        layers = xavier_layers([3, 6, 6, 1], seed=9)
+        model = self.path("small.onnx")
+        write_gemm_onnx(layers, model)
+        for extra in (["--method", "mip"], ["--method", "mip-cuts", "--bounds", "lp"],
+                      ["--method", "partition", "--partitions", "2", "--bounds", "interval"],
+                      ["--method", "mip", "--warm-start", "sampling", "--warm-start-samples", "50"]):
+            result, proc = self.solve(model, "--time-limit", "60", *extra)
+            self.assertEqual(result["status"], "optimal", extra)
+            self.assertAlmostEqual(result["bound"], result["objective"], delta=1e-6 * max(1, abs(result["objective"])))
+            self.assertLessEqual(result["gap"], 1e-6)
+            self.assertIn("nodes", result)
+            self.assertIn("formulation", result)
+            self.assert_honest(result, layers, np.eye(1)[0], 0.0, [0] * 3, [1] * 3)
+            self.assertIn("bound", proc.stdout)
+        self.assertTrue(result["formulation"]["warm_start"])
+        self.assertEqual(result["samples"], 50)
+
+    def test_relax_reports_a_valid_root_bound(self):
+        layers = xavier_layers([3, 6, 6, 1], seed=9)
+        model = self.path("small_relax.onnx")
+        write_gemm_onnx(layers, model)
+        out = self.path("relax.json")
+        proc = self.run_tool("relax", model, "--bounds", "lp", "--json", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            relaxation = json.load(f)
+        optimum, _ = self.solve(model, "--method", "mip", "--time-limit", "60")
+        self.assertGreaterEqual(relaxation["bound"], optimum["objective"] - 1e-7)
+        self.assertEqual(relaxation["formulation"], "big-M")
+
     # ---- bad input: one line, exit 1 (input) or 2 (command line) ---------------------------------------
     def test_missing_model(self):
         self.assert_bad_input(["solve", self.path("nope.onnx")], 1, "nope.onnx")
@@ -251,6 +282,10 @@ class Cli(unittest.TestCase):
         self.assert_bad_input(["optimize", self.model], 2, "optimize")
         self.assert_bad_input(["solve", self.model, "--threads", "0"], 2, "--threads")
         self.assert_bad_input(["solve", self.model, "--time-limit", "-3"], 2, "--time-limit")
+        self.assert_bad_input(["solve", self.model, "--method", "mip", "--bounds", "tight"], 2, "bound method")
+        self.assert_bad_input(["solve", self.model, "--method", "mip", "--warm-start", "oracle"], 2, "--warm-start")
+        self.assert_bad_input(["solve", self.model, "--method", "partition", "--partitions", "0"], 2, "--partitions")
+        self.assert_bad_input(["relax", self.model, "--method", "sampling"], 2, "relax")
 
 
 if __name__ == "__main__":
