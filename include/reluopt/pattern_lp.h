@@ -12,17 +12,24 @@ namespace reluopt {
 
 using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// Which hidden neurons are left free (not fixed to their pattern's state), layer by layer.
+using FreeMask = std::vector<std::vector<std::uint8_t>>;
+
 // The network composed on one activation pattern: on that linear region, every hidden pre-activation is an
 // affine function of the input, h_k = G_k x + g_k, and so is the objective, sign * g(x) = c^T x + c_0.
+// With free neurons, their post-activations y_1..y_F (in layer order) become variables too and every map is
+// affine in v = [x; y]: h_k = G_k v + g_k, sign * g = c^T v + c_0.
 struct RegionAffine {
-  std::vector<RowMajorMatrix> G;         // one per hidden layer: rows = neurons, cols = input dim
+  std::vector<RowMajorMatrix> G;         // one per hidden layer: rows = neurons, cols = dim(v)
   std::vector<Eigen::VectorXd> g;
   Eigen::VectorXd objective_gradient;    // c, for the maximized objective sign * g
   double objective_constant = 0.0;       // c_0
+  std::vector<std::vector<int>> free_index;  // position in y of each free neuron, -1 for fixed ones
+  int num_free = 0;
 };
 
-RegionAffine compose_region(const Network& network, const Objective& objective,
-                            const ActivationPattern& pattern);
+RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
+                            const FreeMask* free = nullptr);
 
 // The fixed-pattern LP in input space (MATH.md §2):
 //   max  c^T x + c_0   s.t.  (2 s_kj - 1) (G_k x + g_k)_j >= 0  for every unstable neuron,  x in P,

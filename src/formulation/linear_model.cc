@@ -72,6 +72,11 @@ void LinearModel::set_col_bounds(int col, double lower, double upper) {
   col_upper_[col] = upper;
 }
 
+void LinearModel::set_row_bounds(int row, double lower, double upper) {
+  row_lower_[row] = lower;
+  row_upper_[row] = upper;
+}
+
 double LinearModel::evaluate(const std::vector<double>& v) const {
   double total = objective_constant_;
   for (int j = 0; j < num_cols(); ++j) total += objective_[j] * v[j];

@@ -23,8 +23,8 @@ std::vector<Eigen::Index> active_indices(const std::vector<std::uint8_t>& bits) 
 
 }  // namespace
 
-RegionAffine compose_region(const Network& network, const Objective& objective,
-                            const ActivationPattern& pattern) {
+RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
+                            const FreeMask* free) {
   // The objective folded into the output layer: a single affine row sign * (w^T (W_K x_K + b_K) + constant).
   const DenseLayer& out = network.output_layer();
   const Eigen::MatrixXd objective_weights = objective.sign() * objective.weights.transpose() * out.weights;
@@ -32,22 +32,37 @@ RegionAffine compose_region(const Network& network, const Objective& objective,
       Eigen::VectorXd::Constant(1, objective.sign() * (objective.weights.dot(out.bias) + objective.constant));
 
   const int layers = network.num_hidden_layers();
-  RowMajorMatrix G = layers > 0 ? network.hidden_layer(0).weights : objective_weights;
-  Eigen::VectorXd g = layers > 0 ? network.hidden_layer(0).bias : objective_bias;
+  const int d = network.input_dim();
   RegionAffine region;
+  region.free_index.resize(layers);
+  for (int k = 0; k < layers; ++k) {
+    region.free_index[k].assign(network.hidden_width(k), -1);
+    if (free == nullptr) continue;
+    for (int j = 0; j < network.hidden_width(k); ++j)
+      if ((*free)[k][j]) region.free_index[k][j] = region.num_free++;
+  }
+  const int dim = d + region.num_free;
+
+  RowMajorMatrix G = RowMajorMatrix::Zero(layers > 0 ? network.hidden_width(0) : 1, dim);
+  G.leftCols(d) = layers > 0 ? network.hidden_layer(0).weights : objective_weights;
+  Eigen::VectorXd g = layers > 0 ? network.hidden_layer(0).bias : objective_bias;
   for (int k = 0; k < layers; ++k) {
     region.G.push_back(G);
     region.g.push_back(g);
     const bool next_is_output = k + 1 == layers;
     const Eigen::MatrixXd& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights;
     const Eigen::VectorXd& next_bias = next_is_output ? objective_bias : network.hidden_layer(k + 1).bias;
-    // W_{k+1} D_k keeps only the columns of the active neurons of layer k.
-    const std::vector<Eigen::Index> active = active_indices(pattern.active[k]);
-    RowMajorMatrix next_G = RowMajorMatrix::Zero(next_weights.rows(), G.cols());
+    // W_{k+1} D_k keeps the columns of the active neurons of layer k; a free neuron feeds its variable y.
+    std::vector<Eigen::Index> active;
+    RowMajorMatrix next_G = RowMajorMatrix::Zero(next_weights.rows(), dim);
+    for (int j = 0; j < network.hidden_width(k); ++j) {
+      if (region.free_index[k][j] >= 0) next_G.col(d + region.free_index[k][j]) = next_weights.col(j);
+      else if (pattern.active[k][j]) active.push_back(j);
+    }
     Eigen::VectorXd next_g = next_bias;
     if (!active.empty()) {
       const Eigen::MatrixXd W_active = next_weights(Eigen::all, active);
-      next_G.noalias() = W_active * G(active, Eigen::all);
+      next_G.noalias() += W_active * G(active, Eigen::all);
       next_g.noalias() += W_active * g(active);
     }
     G = std::move(next_G);

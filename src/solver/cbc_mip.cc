@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "solver/coin_convert.h"
+
 namespace reluopt {
 
 namespace {
-
-double coin_bound(double v) { return std::isinf(v) ? (v > 0 ? COIN_DBL_MAX : -COIN_DBL_MAX) : v; }
 
 // CglCutGenerator around our solver-neutral separator. CBC clones generators; the separator is shared and
 // stateless.
@@ -67,26 +67,12 @@ class DeadlineHandler : public CbcEventHandler {
 };
 
 std::unique_ptr<OsiClpSolverInterface> load(const LinearModel& model) {
-  const int rows = model.num_rows(), cols = model.num_cols();
-  std::vector<int> lengths(rows);
-  for (int r = 0; r < rows; ++r) lengths[r] = model.row_start()[r + 1] - model.row_start()[r];
-  const CoinPackedMatrix matrix(false, cols, rows, static_cast<CoinBigIndex>(model.row_index().size()),
-                                model.row_value().data(), model.row_index().data(), model.row_start().data(),
-                                lengths.data());
-  std::vector<double> row_lower(rows), row_upper(rows), col_lower(cols), col_upper(cols);
-  for (int r = 0; r < rows; ++r) {
-    row_lower[r] = coin_bound(model.row_lower()[r]);
-    row_upper[r] = coin_bound(model.row_upper()[r]);
-  }
-  for (int c = 0; c < cols; ++c) {
-    col_lower[c] = coin_bound(model.col_lower()[c]);
-    col_upper[c] = coin_bound(model.col_upper()[c]);
-  }
+  const CoinModel coin = to_coin(model);
   auto solver = std::make_unique<OsiClpSolverInterface>();
-  solver->loadProblem(matrix, col_lower.data(), col_upper.data(), model.objective().data(), row_lower.data(),
-                      row_upper.data());
+  solver->loadProblem(coin.matrix, coin.col_lower.data(), coin.col_upper.data(), model.objective().data(),
+                      coin.row_lower.data(), coin.row_upper.data());
   solver->setObjSense(-1.0);  // maximize
-  for (int c = 0; c < cols; ++c)
+  for (int c = 0; c < model.num_cols(); ++c)
     if (model.is_integer()[c]) solver->setInteger(c);
   return solver;
 }

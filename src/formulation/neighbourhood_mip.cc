@@ -1,0 +1,102 @@
+// The local-search MIP of the enhanced sampling algorithm (Perakis & Tsiourvas, Algorithm 2), in input
+// space. See include/reluopt/neighbourhood_mip.h for the model:
+//   max c^T v + c_0  s.t.  (2 s - 1)(G v + g) >= 0 on fixed neurons,
+//   y >= h, y <= u z, y <= h - l (1 - z), y >= 0, z binary on free neurons,  x in P,   v = [x; y].
+#include "reluopt/neighbourhood_mip.h"
+
+#include <algorithm>
+
+namespace reluopt {
+
+NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain, const Objective& objective,
+                                   const ActivationPattern& pattern, const FreeMask& free,
+                                   const NeuronBounds& bounds) {
+  // Only unstable neurons can be free; a stable one keeps the state its bounds prove.
+  ActivationPattern fixed = pattern;
+  FreeMask effective_free = free;
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    for (int j = 0; j < network.hidden_width(k); ++j) {
+      if (!bounds.is_stable(k, j)) continue;
+      effective_free[k][j] = 0;
+      fixed.active[k][j] = bounds.lower[k][j] >= 0.0 ? 1 : 0;
+    }
+  }
+  const RegionAffine region = compose_region(network, objective, fixed, &effective_free);
+  const int d = network.input_dim();
+  const int dim = d + region.num_free;
+
+  NeighbourhoodMip mip;
+  LinearModel& model = mip.model;
+  for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i], region.objective_gradient[i]);
+  mip.free.resize(region.num_free);
+  for (int k = 0; k < network.num_hidden_layers(); ++k)
+    for (int j = 0; j < network.hidden_width(k); ++j)
+      if (region.free_index[k][j] >= 0) {
+        NeighbourhoodMip::FreeNeuron& neuron = mip.free[region.free_index[k][j]];
+        neuron.layer = k;
+        neuron.neuron = j;
+        neuron.y_col = model.add_column(0.0, std::max(bounds.upper[k][j], 0.0),
+                                        region.objective_gradient[d + region.free_index[k][j]]);
+      }
+  for (NeighbourhoodMip::FreeNeuron& neuron : mip.free) neuron.z_col = model.add_column(0.0, 1.0, 0.0, true);
+  model.set_objective_constant(region.objective_constant);
+
+  add_domain_rows(domain, model);
+  mip.sign_row.resize(network.num_hidden_layers());
+  mip.sign_offset.resize(network.num_hidden_layers());
+  Eigen::RowVectorXd row(dim);
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    mip.sign_row[k].assign(network.hidden_width(k), -1);
+    mip.sign_offset[k].assign(network.hidden_width(k), 0.0);
+    for (int j = 0; j < network.hidden_width(k); ++j) {
+      const double g = region.g[k][j];
+      if (region.free_index[k][j] >= 0) {
+        const NeighbourhoodMip::FreeNeuron& neuron = mip.free[region.free_index[k][j]];
+        const double l = bounds.lower[k][j], u = bounds.upper[k][j];
+        // y - h >= 0  and  y - h - l z <= -l, with h = G v + g; then y - u z <= 0.
+        row = -region.G[k].row(j);
+        row[neuron.y_col] += 1.0;
+        model.add_dense_row(row.data(), dim, 0, g, kInfinity);
+        std::vector<int> index;
+        std::vector<double> value;
+        for (int c = 0; c < dim; ++c)
+          if (row[c] != 0.0) {
+            index.push_back(c);
+            value.push_back(row[c]);
+          }
+        index.push_back(neuron.z_col);
+        value.push_back(-l);
+        model.add_row(index, value, -kInfinity, g - l);
+        model.add_row({neuron.y_col, neuron.z_col}, {1.0, -u}, -kInfinity, 0.0);
+        continue;
+      }
+      if (bounds.is_stable(k, j)) continue;
+      mip.sign_offset[k][j] = g;
+      mip.sign_row[k][j] = fixed.active[k][j] ? model.add_dense_row(region.G[k].row(j).data(), dim, 0, -g, kInfinity)
+                                              : model.add_dense_row(region.G[k].row(j).data(), dim, 0, -kInfinity, -g);
+    }
+  }
+  return mip;
+}
+
+void set_neuron_state(NeighbourhoodMip& mip, int layer, int neuron, bool active) {
+  const int row = mip.sign_row[layer][neuron];
+  if (row < 0) return;
+  const double g = mip.sign_offset[layer][neuron];
+  if (active) mip.model.set_row_bounds(row, -g, kInfinity);
+  else mip.model.set_row_bounds(row, -kInfinity, -g);
+}
+
+std::vector<double> neighbourhood_start(const NeighbourhoodMip& mip, const Network& network, const Eigen::VectorXd& x) {
+  std::vector<double> values(mip.model.num_cols(), 0.0);
+  for (Eigen::Index i = 0; i < x.size(); ++i) values[i] = x[i];
+  const ForwardTrace trace = network.trace(x);
+  for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) {
+    const double h = trace.pre_activation[neuron.layer][neuron.neuron];
+    values[neuron.y_col] = std::max(h, 0.0);
+    values[neuron.z_col] = h > 0.0 ? 1.0 : 0.0;
+  }
+  return values;
+}
+
+}  // namespace reluopt

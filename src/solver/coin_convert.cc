@@ -1,0 +1,49 @@
+#include "solver/coin_convert.h"
+
+#include <cmath>
+
+namespace reluopt {
+
+double coin_bound(double value) {
+  return std::isinf(value) ? (value > 0 ? COIN_DBL_MAX : -COIN_DBL_MAX) : value;
+}
+
+CoinModel to_coin(const LinearModel& model) {
+  const int rows = model.num_rows(), cols = model.num_cols();
+  std::vector<int> lengths(rows);
+  for (int r = 0; r < rows; ++r) lengths[r] = model.row_start()[r + 1] - model.row_start()[r];
+  CoinModel coin{CoinPackedMatrix(false, cols, rows, static_cast<CoinBigIndex>(model.row_index().size()),
+                                  model.row_value().data(), model.row_index().data(), model.row_start().data(),
+                                  lengths.data()),
+                 std::vector<double>(cols), std::vector<double>(cols), std::vector<double>(rows),
+                 std::vector<double>(rows)};
+  for (int c = 0; c < cols; ++c) {
+    coin.col_lower[c] = coin_bound(model.col_lower()[c]);
+    coin.col_upper[c] = coin_bound(model.col_upper()[c]);
+  }
+  for (int r = 0; r < rows; ++r) {
+    coin.row_lower[r] = coin_bound(model.row_lower()[r]);
+    coin.row_upper[r] = coin_bound(model.row_upper()[r]);
+  }
+  return coin;
+}
+
+void load_maximization(ClpSimplex& lp, const LinearModel& model) {
+  const CoinModel coin = to_coin(model);
+  lp.setLogLevel(0);
+  lp.loadProblem(coin.matrix, coin.col_lower.data(), coin.col_upper.data(), model.objective().data(),
+                 coin.row_lower.data(), coin.row_upper.data());
+  lp.setOptimizationDirection(-1.0);
+}
+
+LpStatus lp_status(const ClpSimplex& lp) {
+  switch (lp.status()) {
+    case 0: return LpStatus::kOptimal;
+    case 1: return LpStatus::kInfeasible;
+    case 2: return LpStatus::kUnbounded;
+    case 3: return LpStatus::kTimeLimit;
+    default: return LpStatus::kError;
+  }
+}
+
+}  // namespace reluopt
