@@ -41,11 +41,20 @@ Options of solve:
                        default [0,1]^d (for NNet files: the file's input bounds)
   --objective FILE     JSON {"sense": "max"|"min", "weights": [one per output], "constant": c};
                        default: maximize output 0
-  --method NAME        sampling   Algorithm 1 of Perakis & Tsiourvas: one LP per sampled region   [sampling]
+  --method NAME        enhanced   Algorithm 2 of Perakis & Tsiourvas: sampling plus local search   [enhanced]
+                       sampling   Algorithm 1: one LP per sampled region
                        mip        big-M MIP (Fischetti & Jo) on CBC, with a proven bound
                        mip-cuts   big-M plus Anderson et al. cuts
                        partition  Tsay et al. partition formulation (--partitions N)
-  --samples N          number of samples (sampling)                            [1000]
+  --samples N          number of samples (enhanced, sampling)                  [1000]
+  --local-search KIND  enhanced: flip | bnb | paper                             [flip]
+                       flip   single flips of tight neurons by warm-started LPs, exact check when <= 12 tight
+                       bnb    exact local MIP by our branch-and-bound on warm-started CLP
+                       paper  the paper's local MIP on CBC and its gap test, as written
+  --gap G              enhanced: local search when |best - lp| <= G max(|best|, |lp|)   [0.6667]
+  --eps E              enhanced: a neuron is tight when |pre-activation| <= E   [1e-6]
+  --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
+  --node-limit N       enhanced, bnb: node LPs per local search (0: no limit)  [0]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
   --threads T          worker threads                                          [all cores]
   --seed K             random seed; the same seed and thread count give the same answer   [0]
@@ -115,6 +124,24 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       if (options.solve.threads < 1) throw UsageError("--threads must be >= 1");
     } else if (flag == "--seed") {
       options.solve.seed = parse_number<std::uint64_t>(flag, value());
+    } else if (flag == "--local-search") {
+      try {
+        options.solve.enhanced.local_search = parse_local_search(value());
+      } catch (const Error& e) {
+        throw UsageError(e.what());
+      }
+    } else if (flag == "--gap") {
+      options.solve.enhanced.gap = parse_number<double>(flag, value());
+      if (!(options.solve.enhanced.gap >= 0.0)) throw UsageError("--gap must be >= 0");
+    } else if (flag == "--eps") {
+      options.solve.enhanced.eps = parse_number<double>(flag, value());
+      if (!(options.solve.enhanced.eps >= 0.0)) throw UsageError("--eps must be >= 0");
+    } else if (flag == "--max-free") {
+      options.solve.enhanced.max_free = parse_number<int>(flag, value());
+      if (options.solve.enhanced.max_free < 0) throw UsageError("--max-free must be >= 0");
+    } else if (flag == "--node-limit") {
+      options.solve.enhanced.node_limit = parse_number<long>(flag, value());
+      if (options.solve.enhanced.node_limit < 0) throw UsageError("--node-limit must be >= 0");
     } else if (flag == "--partitions") {
       options.solve.mip.partitions = parse_number<int>(flag, value());
       if (options.solve.mip.partitions < 1) throw UsageError("--partitions must be >= 1");

@@ -17,7 +17,7 @@ std::string stop_text(const SolveResult& result) {
   switch (result.stopped_by) {
     case StopReason::kCompleted:
       if (result.status == SolveStatus::kOptimal) return "proven optimal";
-      return result.method == "sampling" ? "all samples done" : "search finished";
+      return result.samples > 0 ? "all samples done" : "search finished";
     case StopReason::kTimeLimit: return "time limit reached";
     case StopReason::kInterrupted: return "interrupted";
   }
@@ -46,12 +46,14 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     if (result.partitions > 0) out << ", " << result.partitions << " partitions";
     out << ", " << result.nodes << " nodes" << (result.warm_started ? ", warm-started" : "") << "\n";
   }
-  if (result.samples > 0 || result.method == "sampling") {
+  if (result.samples > 0 || result.method == "sampling" || result.method == "enhanced") {
     out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
         << " duplicate patterns skipped";
     if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
     out << ")\n";
   }
+  if (result.method == "enhanced")
+    out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
   char timing[128];
   std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,
                 result.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.seed));

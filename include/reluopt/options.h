@@ -12,15 +12,37 @@ enum class Method {
   kMip,        // big-M MIP (Fischetti & Jo) on CBC
   kMipCuts,    // big-M plus Anderson et al. cuts
   kPartition,  // Tsay et al. partition formulation with N sets
+  kEnhanced,   // Algorithm 2: sampling plus local search around each LP optimum
 };
 
-// "sampling", "mip", "mip-cuts", "partition"; throws reluopt::Error naming an unknown method.
+// "sampling", "mip", "mip-cuts", "partition", "enhanced"; throws reluopt::Error naming an unknown method.
 Method parse_method(const std::string& name);
 std::string method_name(Method method);
 
 struct SamplingOptions {
   long samples = 1000;            // the paper's warm-start setting
   int hit_and_run_thinning = 0;   // 0: max(10, d) steps between samples (polyhedral domains only)
+};
+
+// How Algorithm 2 searches the regions around an LP optimum x*.
+//   kPaper           the paper's local search: a MIP (CBC) over the binaries of the tight neurons
+//                    (|h| <= eps at x*), repeated from each improved point, started when
+//                    |(max - lp) / max| < gap exactly as written
+//   kBranchAndBound  the same MIP by a small depth-first branch-and-bound over warm-started CLP
+//   kFlip            hill climbing over single flips of tight neurons (warm-started LPs), with the exact
+//                    branch-and-bound when no flip improves and at most 12 neurons are tight
+// All but kPaper start on the gap test made safe near zero: |max - lp| <= gap * max(|max|, |lp|).
+enum class LocalSearch { kPaper, kBranchAndBound, kFlip };
+
+LocalSearch parse_local_search(const std::string& name);
+std::string local_search_name(LocalSearch kind);
+
+struct EnhancedOptions {
+  double gap = 2.0 / 3.0;       // the paper's exploration/exploitation parameter
+  double eps = 1e-6;            // a neuron is tight at x* when |h| <= eps
+  LocalSearch local_search = LocalSearch::kFlip;
+  int max_free = 0;             // cap on free binaries per local MIP (the tightest kept); 0: no cap
+  long node_limit = 0;          // kBranchAndBound: cap on node LPs per neighbourhood; 0: no cap
 };
 
 struct MipMethodOptions {
@@ -33,10 +55,11 @@ struct MipMethodOptions {
 };
 
 struct SolveOptions {
-  Method method = Method::kSampling;
+  Method method = Method::kEnhanced;
   int threads = 0;                // worker threads for every method; 0: all cores
   std::uint64_t seed = 0;         // every random choice derives from it
   SamplingOptions sampling;
+  EnhancedOptions enhanced;
   MipMethodOptions mip;
 };
 

@@ -35,6 +35,8 @@ struct SolveResult {
   std::optional<double> bound;       // a valid bound in the user's sense, when a method proves one
   std::optional<double> gap;         // |bound - objective| / max(|objective|, 1e-9), when both exist
   long nodes = 0;                    // branch-and-bound nodes (MIP methods)
+  long local_searches = 0;           // enhanced sampling: local searches started
+  long mips = 0;                     // enhanced sampling: local MIPs solved
   // MIP methods: how the model was built.
   std::string bound_method;          // "interval", "lp", "progressive"
   int binaries = 0;                  // unstable neurons, each with a binary

@@ -33,18 +33,26 @@ struct SharedState {
 };
 
 void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
-                     const Deadline& deadline, SharedState& shared) {
+                     const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared) {
   ClpLp lp;
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
                         options.sampling.hit_and_run_thinning);
+  const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;
+  std::unordered_set<std::size_t> own_patterns;  // with an improver: this thread's solved patterns
+  double thread_best = -kInfinity;
+  auto offer = [&](EvaluatedPoint point) {
+    thread_best = std::max(thread_best, point.value);
+    shared.incumbent.offer(std::move(point));
+  };
   for (long i = thread; i < options.sampling.samples; i += threads) {
     if (deadline.expired()) break;
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
     const ActivationPattern pattern = problem.network.activation_pattern(sample);
     // The sample itself is feasible: keep it, so an LP failure never leaves us without a point.
-    shared.incumbent.offer(evaluate_point(problem, sample));
-    if (!shared.first_visit(pattern)) {
+    offer(evaluate_point(problem, sample));
+    const bool first = improver ? own_patterns.insert(pattern.hash()).second : shared.first_visit(pattern);
+    if (!first) {
       shared.duplicates.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
@@ -57,7 +65,12 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       continue;
     }
     const Eigen::Map<const Eigen::VectorXd> lp_x(solution.values.data(), problem.network.input_dim());
-    shared.incumbent.offer(evaluate_point(problem, lp_x));
+    EvaluatedPoint optimum = evaluate_point(problem, lp_x);
+    offer(optimum);
+    if (improver) {
+      if (std::optional<EvaluatedPoint> better = improver->improve(optimum, thread_best, deadline))
+        offer(std::move(*better));
+    }
   }
   shared.finished.fetch_add(1);
 }
@@ -70,7 +83,7 @@ int resolve_threads(int threads) {
 }
 
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control) {
+                         const RunControl& control, const ImproverFactory& improver) {
   const long samples = options.sampling.samples;
   const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
 
@@ -78,7 +91,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, threads, std::cref(deadline),
-                         std::ref(shared));
+                         std::cref(improver), std::ref(shared));
   double next_progress = control.progress_interval;
   while (shared.finished.load() < threads) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

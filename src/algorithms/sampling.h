@@ -1,5 +1,9 @@
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
+
 #include "reluopt/options.h"
 #include "reluopt/problem.h"
 #include "reluopt/result.h"
@@ -14,10 +18,24 @@ namespace reluopt {
 // A pattern already solved (by any thread) skips its LP and counts as a duplicate; since the LP of a pattern
 // always gives the same point, the set of candidates, and so the answer, depends only on the seed and T when
 // the run ends on its sample count.
+// What the enhanced algorithm adds after a sampled region's LP: a local search from its optimum.
+// One object per thread.
+class RegionImprover {
+ public:
+  virtual ~RegionImprover() = default;
+  // `start` is the forward-evaluated LP optimum of a sampled region and `thread_best` the best value this
+  // thread has seen (maximized sense, start included). Returns a better point, or nothing.
+  virtual std::optional<EvaluatedPoint> improve(const EvaluatedPoint& start, double thread_best,
+                                                const Deadline& deadline) = 0;
+};
+using ImproverFactory = std::function<std::unique_ptr<RegionImprover>()>;
+
 // Uses options.sampling, options.threads and options.seed; stops at the sample count, the deadline or its
-// stop request.
+// stop request. With an improver (Algorithm 2), each thread skips only the patterns it solved itself and
+// tests the local-search condition against its own best, so that the answer still depends only on the seed
+// and the thread count.
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control);
+                         const RunControl& control, const ImproverFactory& improver = {});
 
 // 0 threads means all cores.
 int resolve_threads(int threads);

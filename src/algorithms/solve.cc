@@ -1,5 +1,6 @@
 #include "reluopt/solve.h"
 
+#include "algorithms/enhanced.h"
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
@@ -8,9 +9,9 @@
 namespace reluopt {
 
 Method parse_method(const std::string& name) {
-  for (Method method : {Method::kSampling, Method::kMip, Method::kMipCuts, Method::kPartition})
+  for (Method method : {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition})
     if (name == method_name(method)) return method;
-  throw Error("unknown method '" + name + "' (available: sampling, mip, mip-cuts, partition)");
+  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition)");
 }
 
 std::string method_name(Method method) {
@@ -19,6 +20,7 @@ std::string method_name(Method method) {
     case Method::kMip: return "mip";
     case Method::kMipCuts: return "mip-cuts";
     case Method::kPartition: return "partition";
+    case Method::kEnhanced: return "enhanced";
   }
   return "unknown";
 }
@@ -51,6 +53,7 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
   const Problem problem = make_problem(network, domain, objective);
   switch (options.method) {
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
+    case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
     case Method::kMip:
     case Method::kMipCuts:
     case Method::kPartition: return run_mip(problem, options, deadline, control);

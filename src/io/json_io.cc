@@ -105,6 +105,8 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["bound"] = result.bound ? json(*result.bound) : json(nullptr);
   out["gap"] = result.gap ? json(*result.gap) : json(nullptr);
   out["nodes"] = result.nodes;
+  out["local_searches"] = result.local_searches;
+  out["mips"] = result.mips;
   out["samples"] = result.samples;
   out["lps"] = result.lps;
   out["duplicate_patterns"] = result.duplicate_patterns;

@@ -127,11 +127,12 @@ class Cli(unittest.TestCase):
         for key in ["method", "status", "objective", "x", "bound", "samples", "lps", "duplicate_patterns",
                     "seconds", "seed", "threads", "version", "model", "domain"]:
             self.assertIn(key, result)
-        self.assertEqual(result["method"], "sampling")
+        self.assertEqual(result["method"], "enhanced")  # the default method
         self.assertEqual(result["status"], "feasible")
         self.assertIsNone(result["bound"])
         self.assertEqual(result["samples"], 300)
-        self.assertEqual(result["lps"] + result["duplicate_patterns"], 300)
+        self.assertGreater(result["local_searches"], 0)
+        self.assertGreaterEqual(result["lps"] + result["duplicate_patterns"], 300)
         self.assertEqual(result["seed"], 3)
         self.assertEqual(result["threads"], 2)
         self.assertIn("[0,1]^6", result["domain"])
@@ -139,6 +140,19 @@ class Cli(unittest.TestCase):
         self.assertIn("default", proc.stdout)  # the summary says the defaults were used
         self.assertIn("maximize output 0", proc.stdout)
         self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
+
+    def test_sampling_counts_every_sample(self):
+        result, _ = self.solve(self.model, "--method", "sampling", "--samples", "300", "--threads", "2")
+        self.assertEqual(result["method"], "sampling")
+        self.assertEqual(result["lps"] + result["duplicate_patterns"], 300)
+        self.assertEqual(result["local_searches"], 0)
+        self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
+
+    def test_enhanced_local_search_variants(self):
+        for kind in ("flip", "bnb", "paper"):
+            result, _ = self.solve(self.model, "--method", "enhanced", "--local-search", kind, "--samples", "40")
+            self.assertEqual(result["method"], "enhanced")
+            self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
 
     def test_same_seed_same_answer(self):
         a, _ = self.solve(self.model, "--samples", "200", "--seed", "5", "--threads", "2")
@@ -286,6 +300,8 @@ class Cli(unittest.TestCase):
         self.assert_bad_input(["solve", self.model, "--method", "mip", "--warm-start", "oracle"], 2, "--warm-start")
         self.assert_bad_input(["solve", self.model, "--method", "partition", "--partitions", "0"], 2, "--partitions")
         self.assert_bad_input(["relax", self.model, "--method", "sampling"], 2, "relax")
+        self.assert_bad_input(["solve", self.model, "--local-search", "tabu"], 2, "local search")
+        self.assert_bad_input(["solve", self.model, "--gap", "-1"], 2, "--gap")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,278 @@
+#include "algorithms/enhanced.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "algorithms/sampling.h"
+#include "reluopt/error.h"
+#include "reluopt/neighbourhood_mip.h"
+#include "solver/cbc_mip.h"
+#include "solver/clp_warm_lp.h"
+
+namespace reluopt {
+
+namespace {
+
+struct LocalSearchCounters {
+  std::atomic<long> searches{0};
+  std::atomic<long> mips{0};
+  std::atomic<long> lps{0};
+  std::atomic<long> improvements{0};
+};
+
+// Neurons whose pre-activation at x is within eps of zero (and that the bounds do not prove stable): the
+// corner of the region where neighbouring regions meet. With a cap, the tightest ones are kept.
+FreeMask tight_neurons(const Problem& problem, const NeuronBounds& bounds, const Eigen::VectorXd& x, double eps,
+                       int max_free, int& count) {
+  const ForwardTrace trace = problem.network.trace(x);
+  FreeMask free(trace.pre_activation.size());
+  std::vector<std::pair<double, std::pair<int, int>>> tight;
+  for (std::size_t k = 0; k < trace.pre_activation.size(); ++k) {
+    free[k].assign(trace.pre_activation[k].size(), 0);
+    for (Eigen::Index j = 0; j < trace.pre_activation[k].size(); ++j) {
+      const double h = std::abs(trace.pre_activation[k][j]);
+      if (h <= eps && !bounds.is_stable(static_cast<int>(k), static_cast<int>(j)))
+        tight.push_back({h, {static_cast<int>(k), static_cast<int>(j)}});
+    }
+  }
+  if (max_free > 0 && static_cast<int>(tight.size()) > max_free) {
+    std::nth_element(tight.begin(), tight.begin() + max_free, tight.end());
+    tight.resize(max_free);
+  }
+  for (const auto& [h, at] : tight) free[at.first][at.second] = 1;
+  count = static_cast<int>(tight.size());
+  return free;
+}
+
+// The outer loop of Algorithm 2's local search (lines 11-24): when the gap test passes, search the regions
+// around the current point, move to a better point, and repeat until the search no longer improves.
+class LocalSearchLoop : public RegionImprover {
+ public:
+  LocalSearchLoop(const Problem& problem, const NeuronBounds& bounds, const EnhancedOptions& options,
+                  LocalSearchCounters& counters)
+      : problem_(problem), bounds_(bounds), options_(options), counters_(counters) {}
+
+  std::optional<EvaluatedPoint> improve(const EvaluatedPoint& start, double thread_best,
+                                        const Deadline& deadline) override {
+    const bool search = options_.local_search == LocalSearch::kPaper
+                            ? paper_gap_test(thread_best, start.value, options_.gap)
+                            : gap_test(thread_best, start.value, options_.gap);
+    if (!search) return std::nullopt;
+    counters_.searches.fetch_add(1, std::memory_order_relaxed);
+    EvaluatedPoint current = start;
+    bool improved = false;
+    while (!deadline.expired()) {
+      int free_count = 0;
+      const FreeMask free = tight_neurons(problem_, bounds_, current.x, options_.eps, options_.max_free, free_count);
+      if (free_count == 0) break;
+      const ActivationPattern pattern = problem_.network.activation_pattern(current.x);
+      const NeighbourhoodMip mip =
+          neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_);
+      std::optional<EvaluatedPoint> candidate = search_neighbourhood(mip, current, deadline);
+      if (!candidate || candidate->value <= current.value + improvement_tolerance(current.value)) break;
+      current = std::move(*candidate);
+      improved = true;
+      counters_.improvements.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!improved) return std::nullopt;
+    return current;
+  }
+
+ protected:
+  // The best point of the union of regions the MIP describes, if it found one.
+  virtual std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip,
+                                                             const EvaluatedPoint& current,
+                                                             const Deadline& deadline) = 0;
+
+  static double improvement_tolerance(double value) { return 1e-9 * (1.0 + std::abs(value)); }
+
+  EvaluatedPoint evaluate_columns(const std::vector<double>& values) const {
+    return evaluate_point(problem_, Eigen::Map<const Eigen::VectorXd>(values.data(), problem_.network.input_dim()));
+  }
+
+  const Problem& problem_;
+  const NeuronBounds& bounds_;
+  const EnhancedOptions& options_;
+  LocalSearchCounters& counters_;
+};
+
+// The paper's local search: the MIP over the tight neurons' binaries, solved by CBC from the current point.
+class CbcLocalSearch : public LocalSearchLoop {
+ public:
+  using LocalSearchLoop::LocalSearchLoop;
+
+ protected:
+  std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip, const EvaluatedPoint& current,
+                                                     const Deadline& deadline) override {
+    const std::vector<double> mip_start = neighbourhood_start(mip, problem_.network, current.x);
+    MipOptions mip_options;
+    mip_options.start = &mip_start;
+    const MipSolution solution = solve_mip(mip.model, deadline, mip_options);
+    counters_.mips.fetch_add(1, std::memory_order_relaxed);
+    if (solution.values.empty()) return std::nullopt;
+    return evaluate_columns(solution.values);
+  }
+};
+
+// The same MIP by a small depth-first branch-and-bound of our own: one LP kept loaded in CLP, binaries fixed
+// by bound changes and every node re-solved by the dual simplex from the previous basis. It skips what makes
+// CBC slow on these tiny MIPs (preprocessing, cut rounds, heuristics). When the tree is exhausted the point
+// is optimal over the neighbourhood: a local optimum in the paper's sense.
+class BranchAndBoundLocalSearch : public LocalSearchLoop {
+ public:
+  using LocalSearchLoop::LocalSearchLoop;
+
+ protected:
+  std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip, const EvaluatedPoint& current,
+                                                     const Deadline& deadline) override {
+    ClpWarmLp lp(mip.model);
+    Search search{lp, mip, deadline, current, std::nullopt, 0};
+    dive(search);
+    counters_.mips.fetch_add(1, std::memory_order_relaxed);
+    counters_.lps.fetch_add(search.nodes, std::memory_order_relaxed);
+    return search.best_found;
+  }
+
+  struct Search {
+    ClpWarmLp& lp;
+    const NeighbourhoodMip& mip;
+    const Deadline& deadline;
+    EvaluatedPoint best;                     // the incumbent of this search (starts at the current point)
+    std::optional<EvaluatedPoint> best_found;
+    long nodes;
+  };
+
+  void dive(Search& s) {
+    if (s.deadline.expired() || (options_.node_limit > 0 && s.nodes >= options_.node_limit)) return;
+    const LpSolution node = s.lp.solve(s.deadline.remaining());
+    ++s.nodes;
+    if (node.status != LpStatus::kOptimal) return;  // infeasible combination of states, or a failure
+    if (node.objective <= s.best.value + improvement_tolerance(s.best.value)) return;  // cannot improve
+    // Branch on the most fractional binary; explore the side it leans to first.
+    int branch = -1;
+    double fractionality = 1e-6;
+    for (const NeighbourhoodMip::FreeNeuron& neuron : s.mip.free) {
+      const double z = node.values[neuron.z_col];
+      const double f = std::min(z, 1.0 - z);
+      if (f > fractionality) {
+        fractionality = f;
+        branch = neuron.z_col;
+      }
+    }
+    if (branch < 0) {
+      EvaluatedPoint point = evaluate_columns(node.values);
+      if (point.value > s.best.value + improvement_tolerance(s.best.value)) {
+        s.best = point;
+        s.best_found = std::move(point);
+      }
+      return;
+    }
+    const double first = node.values[branch] >= 0.5 ? 1.0 : 0.0;
+    for (double side : {first, 1.0 - first}) {
+      s.lp.set_col_bounds(branch, side, side);
+      dive(s);
+    }
+    s.lp.set_col_bounds(branch, 0.0, 1.0);
+  }
+};
+
+// The default, chosen by measurement (bench/results/local_search.md): hill climbing over the regions that
+// share the current point. Each neighbour flips one tight neuron; its LP is the neighbourhood model with
+// every binary fixed, re-solved from the previous basis. The best improving flip wins. When no single flip
+// improves and at most kExactLimit neurons are tight, the exact branch-and-bound above certifies the point
+// (or finds a multi-flip improvement), so small neighbourhoods end at a local optimum in the paper's sense;
+// larger ones end at a point no single flip improves.
+class FlipLocalSearch : public BranchAndBoundLocalSearch {
+ public:
+  using BranchAndBoundLocalSearch::BranchAndBoundLocalSearch;
+  static constexpr int kExactLimit = 12;
+
+ protected:
+  std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip, const EvaluatedPoint& current,
+                                                     const Deadline& deadline) override {
+    ClpWarmLp lp(mip.model);
+    Search search{lp, mip, deadline, current, std::nullopt, 0};
+    const ForwardTrace trace = problem_.network.trace(current.x);
+    std::vector<double> state;
+    for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) {
+      state.push_back(trace.pre_activation[neuron.layer][neuron.neuron] > 0.0 ? 1.0 : 0.0);
+      lp.set_col_bounds(neuron.z_col, state.back(), state.back());
+    }
+    // The region of the current point's own pattern first: it may already beat the sampled region.
+    consider(search, lp.solve(deadline.remaining()));
+    for (std::size_t t = 0; t < mip.free.size() && !deadline.expired(); ++t) {
+      const int z = mip.free[t].z_col;
+      lp.set_col_bounds(z, 1.0 - state[t], 1.0 - state[t]);
+      consider(search, lp.solve(deadline.remaining()));
+      lp.set_col_bounds(z, state[t], state[t]);
+    }
+    if (!search.best_found && static_cast<int>(mip.free.size()) <= kExactLimit && !deadline.expired()) {
+      for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) lp.set_col_bounds(neuron.z_col, 0.0, 1.0);
+      dive(search);
+    }
+    counters_.mips.fetch_add(1, std::memory_order_relaxed);
+    counters_.lps.fetch_add(search.nodes, std::memory_order_relaxed);
+    return search.best_found;
+  }
+
+ private:
+  void consider(Search& s, const LpSolution& node) {
+    ++s.nodes;
+    if (node.status != LpStatus::kOptimal) return;
+    if (node.objective <= s.best.value + improvement_tolerance(s.best.value)) return;
+    EvaluatedPoint point = evaluate_columns(node.values);
+    if (point.value <= s.best.value + improvement_tolerance(s.best.value)) return;
+    s.best = point;
+    s.best_found = std::move(point);
+  }
+};
+
+}  // namespace
+
+bool paper_gap_test(double best, double lp, double gap) { return std::abs((best - lp) / best) < gap; }
+
+bool gap_test(double best, double lp, double gap) {
+  return std::abs(best - lp) <= gap * std::max(std::abs(best), std::abs(lp));
+}
+
+LocalSearch parse_local_search(const std::string& name) {
+  for (LocalSearch kind : {LocalSearch::kFlip, LocalSearch::kBranchAndBound, LocalSearch::kPaper})
+    if (name == local_search_name(kind)) return kind;
+  throw Error("unknown local search '" + name + "' (available: flip, bnb, paper)");
+}
+
+std::string local_search_name(LocalSearch kind) {
+  switch (kind) {
+    case LocalSearch::kPaper: return "paper";
+    case LocalSearch::kBranchAndBound: return "bnb";
+    case LocalSearch::kFlip: return "flip";
+  }
+  return "unknown";
+}
+
+SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                         const RunControl& control) {
+  // The local MIPs need bounds only for the big-M rows of their few free neurons; interval bounds cost nothing
+  // and leave the whole time budget to sampling.
+  const NeuronBounds& bounds = problem.interval;
+  LocalSearchCounters counters;
+  const ImproverFactory factory = [&]() -> std::unique_ptr<RegionImprover> {
+    switch (options.enhanced.local_search) {
+      case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, options.enhanced, counters);
+      case LocalSearch::kBranchAndBound:
+        return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, options.enhanced, counters);
+      case LocalSearch::kFlip: return std::make_unique<FlipLocalSearch>(problem, bounds, options.enhanced, counters);
+    }
+    throw Error("unknown local search");
+  };
+  SolveResult result = run_sampling(problem, options, deadline, control, factory);
+  result.method = method_name(Method::kEnhanced);
+  result.local_searches = counters.searches.load();
+  result.mips = counters.mips.load();
+  result.lps += counters.lps.load();
+  result.seconds = deadline.elapsed();
+  return result;
+}
+
+}  // namespace reluopt

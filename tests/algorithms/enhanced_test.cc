@@ -1,0 +1,122 @@
+// Algorithm 2 (enhanced sampling): local optimality by enumeration of neighbouring regions, agreement with
+// brute force, determinism, and the gap test near zero.
+#include <gtest/gtest.h>
+
+#include "algorithms/enhanced.h"
+#include "reluopt/pattern_lp.h"
+#include "reluopt/problem.h"
+#include "reluopt/solve.h"
+#include "solver/clp_lp.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+SolveOptions enhanced(long samples, LocalSearch kind, std::uint64_t seed = 0, int threads = 1) {
+  SolveOptions options;
+  options.method = Method::kEnhanced;
+  options.sampling.samples = samples;
+  options.enhanced.local_search = kind;
+  options.seed = seed;
+  options.threads = threads;
+  return options;
+}
+
+// The best value over every region that contains x: all state combinations of the neurons tight at x.
+double best_neighbouring_region(const Network& net, const Domain& domain, const Objective& objective,
+                                const Eigen::VectorXd& x, double eps) {
+  const ForwardTrace trace = net.trace(x);
+  ActivationPattern pattern = net.activation_pattern(x);
+  std::vector<std::pair<int, int>> tight;
+  for (int k = 0; k < net.num_hidden_layers(); ++k)
+    for (int j = 0; j < net.hidden_width(k); ++j)
+      if (std::abs(trace.pre_activation[k][j]) <= eps) tight.push_back({k, j});
+  EXPECT_LE(tight.size(), 14u);
+  ClpLp lp;
+  double best = -kInfinity;
+  for (long bits = 0; bits < (1L << tight.size()); ++bits) {
+    for (std::size_t t = 0; t < tight.size(); ++t) pattern.active[tight[t].first][tight[t].second] = (bits >> t) & 1;
+    const LpSolution solution = lp.solve(pattern_lp(net, domain, objective, pattern, nullptr));
+    if (solution.status == LpStatus::kOptimal) best = std::max(best, solution.objective);
+  }
+  return best;
+}
+
+struct Case {
+  std::vector<int> hidden;
+  bool polytope;
+  LocalSearch kind;
+  std::uint64_t seed;
+};
+
+class EnhancedOnTinyNetworks : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EnhancedOnTinyNetworks, ReturnsALocalOptimumNeverAboveTheTrueOptimum) {
+  const Case& c = GetParam();
+  const Network net = testing::random_network(3, c.hidden, 1, c.seed);
+  const Domain domain = c.polytope ? testing::random_polytope(3, 3, c.seed + 50) : Domain::unit_box(3);
+  const Objective objective = Objective::output(1);
+  const double exact = testing::brute_force_max(net, domain, objective);
+
+  // Few samples: the local search, not the sampling, must make the point locally optimal.
+  const SolveResult few = solve(net, domain, objective, enhanced(5, c.kind, c.seed));
+  ASSERT_EQ(few.status, SolveStatus::kFeasible);
+  EXPECT_LE(few.objective, exact + 1e-7);
+  EXPECT_LE(domain.max_violation(few.x), 1e-12);
+  EXPECT_DOUBLE_EQ(few.objective, net.forward(few.x)[0]);
+  const double neighbours = best_neighbouring_region(net, domain, objective, few.x, 1e-6);
+  EXPECT_LE(neighbours, few.objective + 1e-6 * std::max(1.0, std::abs(few.objective)))
+      << "a neighbouring region improves on the returned point";
+
+  // Enough samples: the global optimum.
+  const SolveResult many = solve(net, domain, objective, enhanced(400, c.kind, c.seed, 2));
+  EXPECT_NEAR(many.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+  EXPECT_LE(many.objective, exact + 1e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, EnhancedOnTinyNetworks,
+    ::testing::Values(Case{{8}, false, LocalSearch::kFlip, 1}, Case{{6, 6}, false, LocalSearch::kFlip, 2},
+                      Case{{5, 4}, true, LocalSearch::kFlip, 3}, Case{{4, 4, 4}, false, LocalSearch::kFlip, 4},
+                      Case{{6, 6}, true, LocalSearch::kBranchAndBound, 5},
+                      Case{{6, 6}, false, LocalSearch::kPaper, 6}, Case{{10}, true, LocalSearch::kPaper, 7}));
+
+TEST(Enhanced, SameSeedAndThreadsGiveTheSameAnswer) {
+  const Network net = testing::random_network(10, {20, 20}, 1, 12);
+  for (int threads : {1, 2}) {
+    const SolveResult a = solve(net, Domain::unit_box(10), Objective::output(1), enhanced(60, LocalSearch::kFlip, 3, threads));
+    const SolveResult b = solve(net, Domain::unit_box(10), Objective::output(1), enhanced(60, LocalSearch::kFlip, 3, threads));
+    EXPECT_EQ(a.x, b.x);
+    EXPECT_EQ(a.lps, b.lps);
+    EXPECT_EQ(a.local_searches, b.local_searches);
+    EXPECT_EQ(a.method, "enhanced");
+  }
+}
+
+TEST(Enhanced, BeatsOrMatchesSamplingOnTheSameSamples) {
+  const Network net = testing::random_network(12, {30, 30}, 1, 5);
+  SolveOptions sampling;
+  sampling.sampling.samples = 100;
+  sampling.threads = 1;
+  const SolveResult plain = solve(net, Domain::unit_box(12), Objective::output(1), sampling);
+  const SolveResult better = solve(net, Domain::unit_box(12), Objective::output(1), enhanced(100, LocalSearch::kFlip));
+  EXPECT_GE(better.objective, plain.objective - 1e-12);
+  EXPECT_GT(better.local_searches, 0);
+  EXPECT_GT(better.mips, 0);
+}
+
+TEST(Enhanced, GapTestIsSafeNearZero) {
+  // The paper's quotient divides by the incumbent: at 0 it never searches, even on a tie.
+  EXPECT_FALSE(paper_gap_test(0.0, 0.0, 2.0 / 3.0));
+  EXPECT_TRUE(gap_test(0.0, 0.0, 2.0 / 3.0));
+  EXPECT_TRUE(gap_test(1e-12, 0.5e-12, 2.0 / 3.0));
+  EXPECT_FALSE(gap_test(1e-12, -5e-12, 2.0 / 3.0));
+  // Negative incumbents, as in the paper's d = 5 row (-0.0721).
+  EXPECT_TRUE(gap_test(-0.07, -0.08, 2.0 / 3.0));
+  EXPECT_TRUE(paper_gap_test(-0.07, -0.08, 2.0 / 3.0));
+  EXPECT_FALSE(gap_test(1.0, 0.2, 2.0 / 3.0));
+  EXPECT_TRUE(gap_test(1.0, 0.5, 2.0 / 3.0));
+}
+
+}  // namespace
+}  // namespace reluopt
