@@ -64,6 +64,7 @@ Options of solve:
   --warm-start-samples N samples of that warm start (inside the same time limit)   [1000]
   --verbose            show the MIP solver's log
   --json FILE          write the result as JSON
+  --values-out FILE    enhanced, sampling: write X_i, the value reached from each sample, as CSV
   --quiet              no progress line on stderr
 
 Exit codes: 0 the run finished (whatever it found: see status), 1 bad input, 2 bad command line.
@@ -161,6 +162,8 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--verbose") {
       if (inline_value) throw UsageError("--verbose takes no value");
       options.solve.mip.verbose = true;
+    } else if (flag == "--values-out") {
+      options.values_file = value();
     } else if (flag == "--json") {
       options.json_file = value();
     } else if (flag == "--quiet" || flag == "-q") {

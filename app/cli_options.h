@@ -23,6 +23,7 @@ struct CliOptions {
   std::optional<std::string> domain_file;
   std::optional<std::string> objective_file;
   std::optional<std::string> json_file;
+  std::optional<std::string> values_file;
   double time_limit = -1.0;  // < 0: none
   bool quiet = false;
   SolveOptions solve;

@@ -107,6 +107,7 @@ int run_solve(const reluopt::cli::CliOptions& options) {
   const RunInfo info{options.model, domain.description, objective.description};
   std::cout << cli::summary_text(result, info, problem.model.format + ", " + network.describe()) << std::flush;
   if (options.json_file) write_file(*options.json_file, result_to_json(result, info));
+  if (options.values_file) write_values_csv(result, *options.values_file);
   return 0;
 }
 

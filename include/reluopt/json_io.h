@@ -26,6 +26,9 @@ struct RunInfo {
 // The result as JSON (a contract other tools read; see README). Values are in the user's sense.
 std::string result_to_json(const SolveResult& result, const RunInfo& info);
 
+// X_i per sample as CSV: a header "sample,value", then one line per sample (index, value in the user's sense).
+void write_values_csv(const SolveResult& result, const std::string& path);
+
 // {"formulation", "bound_method", "bound", "binaries", "bounds_seconds", "lp_seconds"}.
 std::string relaxation_to_json(const RelaxationReport& report);
 

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -50,6 +52,11 @@ struct SolveResult {
   std::uint64_t seed = 0;
   int threads = 1;
   double domain_violation = 0.0;     // largest bound/row violation of x (0 when inside)
+  // Sampling methods: X_i, the best value reached from sample i's region (its LP maximum; for the enhanced
+  // algorithm the local search's result when that is higher), in the user's sense, by sample index.
+  std::vector<std::pair<long, double>> sample_values;
+  // (seconds, objective) each time the incumbent improved, objective in the user's sense.
+  std::vector<std::pair<double, double>> trajectory;
   std::string version = RELUOPT_VERSION;
 };
 

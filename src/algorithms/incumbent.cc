@@ -15,7 +15,9 @@ bool better(const EvaluatedPoint& a, const EvaluatedPoint& b) {
 
 void Incumbent::offer(EvaluatedPoint point) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!best_ || better(point, *best_)) best_ = std::move(point);
+  if (best_ && !better(point, *best_)) return;
+  if (clock_ != nullptr && (!best_ || point.value > best_->value)) trajectory_.emplace_back(clock_->elapsed(), point.value);
+  best_ = std::move(point);
 }
 
 std::optional<double> Incumbent::best_value() const {
@@ -36,6 +38,8 @@ void Incumbent::fill(const Problem& problem, SolveResult& result) const {
     return;
   }
   result.status = SolveStatus::kFeasible;
+  for (const auto& [seconds, value] : trajectory_)
+    result.trajectory.emplace_back(seconds, problem.objective.sign() * value);
   result.x = best_->x;
   result.outputs = best_->outputs;
   result.objective = problem.objective.value(best_->outputs);

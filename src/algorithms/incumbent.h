@@ -5,6 +5,7 @@
 
 #include "reluopt/problem.h"
 #include "reluopt/result.h"
+#include "reluopt/run_control.h"
 
 namespace reluopt {
 
@@ -12,15 +13,21 @@ namespace reluopt {
 // so the answer does not depend on which thread found a point first.
 class Incumbent {
  public:
+  // With a clock, every strict improvement of the value is recorded with its time (the anytime profile).
+  explicit Incumbent(const Deadline* clock = nullptr) : clock_(clock) {}
+
   void offer(EvaluatedPoint point);
   std::optional<double> best_value() const;  // maximized sense
   std::optional<EvaluatedPoint> best() const;
   // Writes status, objective (user sense), x, outputs and the domain violation into the result.
+  // Also writes the trajectory, in the user's sense.
   void fill(const Problem& problem, SolveResult& result) const;
 
  private:
+  const Deadline* clock_;
   mutable std::mutex mutex_;
   std::optional<EvaluatedPoint> best_;
+  std::vector<std::pair<double, double>> trajectory_;  // maximized sense
 };
 
 }  // namespace reluopt

@@ -45,8 +45,9 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   const int threads = resolve_threads(options.threads);
   const NeuronBounds bounds = mip_bounds(problem, options, deadline);
 
-  Incumbent incumbent;
+  Incumbent incumbent(&deadline);
   SolveResult result;
+  std::vector<std::pair<double, double>> warm_trajectory;
   if (options.mip.warm_start) {
     SolveOptions sampling = options;
     sampling.sampling.samples = options.mip.warm_start_samples;
@@ -55,6 +56,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     result.lps = warm.lps;
     result.duplicate_patterns = warm.duplicate_patterns;
     result.lp_failures = warm.lp_failures;
+    warm_trajectory = warm.trajectory;
     if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
   }
 
@@ -84,12 +86,14 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
       control.on_progress(progress);
     };
   }
-  const MipSolution solution = solve_mip(formulation.model, deadline, mip);
-  if (!solution.values.empty()) {
+  auto offer_columns = [&](const double* values) {
     Eigen::VectorXd x(static_cast<Eigen::Index>(formulation.input.size()));
-    for (std::size_t i = 0; i < formulation.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = solution.values[formulation.input[i]];
+    for (std::size_t i = 0; i < formulation.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = values[formulation.input[i]];
     incumbent.offer(evaluate_point(problem, x));
-  }
+  };
+  mip.on_solution = offer_columns;
+  const MipSolution solution = solve_mip(formulation.model, deadline, mip);
+  if (!solution.values.empty()) offer_columns(solution.values.data());
 
   result.method = method_name(options.method);
   result.seed = options.seed;
@@ -104,6 +108,8 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
                           ? StopReason::kCompleted
                           : StopReason::kTimeLimit;
   incumbent.fill(problem, result);
+  // The anytime profile: the warm start's own improvements, then the MIP's.
+  result.trajectory.insert(result.trajectory.begin(), warm_trajectory.begin(), warm_trajectory.end());
   // CBC's bound holds for every feasible point; it is never below a point we evaluated ourselves.
   if (std::isfinite(solution.bound) && solution.status != MipStatus::kError) {
     double bound = solution.bound;

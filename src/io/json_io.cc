@@ -120,6 +120,9 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["domain"] = info.domain;
   out["objective_function"] = info.objective;
   out["domain_violation"] = result.domain_violation;
+  json trajectory = json::array();
+  for (const auto& [seconds, value] : result.trajectory) trajectory.push_back({seconds, value});
+  out["trajectory"] = std::move(trajectory);
   if (!result.bound_method.empty()) {
     out["formulation"] = {{"bounds", result.bound_method},
                           {"binaries", result.binaries},
@@ -135,6 +138,15 @@ std::string relaxation_to_json(const RelaxationReport& report) {
                     {"bounds_seconds", report.bounds_seconds}, {"lp_seconds", report.lp_seconds},
                     {"version", RELUOPT_VERSION}};
   return out.dump(2) + "\n";
+}
+
+void write_values_csv(const SolveResult& result, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write the sample values to '" + path + "'");
+  out << "sample,value\n";
+  out.precision(17);
+  for (const auto& [index, value] : result.sample_values) out << index << ',' << value << '\n';
+  if (!out) throw Error("cannot write the sample values to '" + path + "'");
 }
 
 }  // namespace reluopt

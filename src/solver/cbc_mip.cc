@@ -49,6 +49,8 @@ class DeadlineHandler : public CbcEventHandler {
   CbcEventHandler* clone() const override { return new DeadlineHandler(*this); }
   CbcAction event(CbcEvent which) override {
     if (deadline_.interrupted()) return stop;
+    if (options_.on_solution && (which == solution || which == heuristicSolution) && model_->bestSolution() != nullptr)
+      options_.on_solution(model_->bestSolution());
     if (options_.on_progress && (which == node || which == solution || which == heuristicSolution) &&
         deadline_.elapsed() >= next_report_) {
       next_report_ = deadline_.elapsed() + 0.5;

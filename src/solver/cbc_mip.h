@@ -29,6 +29,8 @@ struct MipOptions {
   int cut_frequency = -99;                 // CBC's howOften: -99 root only, k > 0 every k nodes
   // Called now and then from the solver's thread with (incumbent, bound, nodes) in the model's sense.
   std::function<void(std::optional<double>, double, long)> on_progress;
+  // Called with the column values of every new incumbent, as CBC finds it.
+  std::function<void(const double*)> on_solution;
 };
 
 // COIN-OR CBC behind the LinearModel interface: a new CbcModel per solve (SOLVER-NOTES.md: reusing one gave

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "reluopt/error.h"
+#include "reluopt/linear_model.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -126,6 +127,49 @@ TEST(Sampling, RejectsBadInput) {
   EXPECT_THROW(solve(net, Domain::unit_box(3), Objective::output(1), sampling(5, 1)), Error);
   EXPECT_THROW(solve(net, Domain::unit_box(2), Objective::output(2), sampling(5, 1)), Error);
   EXPECT_THROW(parse_method("simulated-annealing"), Error);
+}
+
+}  // namespace
+}  // namespace reluopt
+
+namespace reluopt {
+namespace {
+
+TEST(SamplingValues, OneValuePerSampleAndTheBestIsTheObjective) {
+  const Network net = testing::random_network(6, {15, 15}, 1, 31);
+  for (Method method : {Method::kSampling, Method::kEnhanced}) {
+    SolveOptions options;
+    options.method = method;
+    options.sampling.samples = 300;
+    options.threads = 2;
+    const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), options);
+    ASSERT_EQ(r.sample_values.size(), 300u);
+    double best = -kInfinity;
+    for (std::size_t i = 0; i < r.sample_values.size(); ++i) {
+      EXPECT_EQ(r.sample_values[i].first, static_cast<long>(i));
+      best = std::max(best, r.sample_values[i].second);
+    }
+    EXPECT_NEAR(best, r.objective, 1e-9 * std::max(1.0, std::abs(r.objective)));
+    ASSERT_FALSE(r.trajectory.empty());
+    EXPECT_DOUBLE_EQ(r.trajectory.back().second, r.objective);
+    for (std::size_t i = 1; i < r.trajectory.size(); ++i) {
+      EXPECT_GE(r.trajectory[i].first, r.trajectory[i - 1].first);
+      EXPECT_GT(r.trajectory[i].second, r.trajectory[i - 1].second);
+    }
+  }
+}
+
+TEST(SamplingValues, MinimizationValuesAreInTheUsersSense) {
+  const Network net = testing::random_network(4, {10}, 1, 2);
+  SolveOptions options;
+  options.method = Method::kSampling;
+  options.sampling.samples = 100;
+  Objective minimize = Objective::output(1);
+  minimize.sense = Sense::kMinimize;
+  const SolveResult r = solve(net, Domain::unit_box(4), minimize, options);
+  double lowest = kInfinity;
+  for (const auto& [index, value] : r.sample_values) lowest = std::min(lowest, value);
+  EXPECT_NEAR(lowest, r.objective, 1e-9 * std::max(1.0, std::abs(r.objective)));
 }
 
 }  // namespace
