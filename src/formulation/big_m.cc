@@ -13,14 +13,9 @@
 
 namespace reluopt {
 
-namespace {
-
-// Columns of the layer feeding hidden layer k (the input for k = 0).
 const std::vector<int>& layer_inputs(const MipFormulation& f, int k) {
   return k == 0 ? f.input : f.post_activation[k - 1];
 }
-
-}  // namespace
 
 void add_objective(MipFormulation& f, const Network& network, const Objective& objective) {
   const DenseLayer& out = network.output_layer();
@@ -65,44 +60,48 @@ int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j
   return col;
 }
 
-MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds) {
+MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
+                                 const NeuronBounds& bounds, const UnstableReluModel& add_unstable_relu) {
   MipFormulation f;
   f.bounds = bounds;
   add_inputs(f, domain);
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     const DenseLayer& layer = network.hidden_layer(k);
-    const std::vector<int> inputs = layer_inputs(f, k);
     f.post_activation.emplace_back();
     f.binary.emplace_back();
     for (int j = 0; j < network.hidden_width(k); ++j) {
-      const double l = bounds.lower[k][j], u = bounds.upper[k][j];
       bool stable = false;
-      const int y = add_post_activation(f, layer, k, j, l, u, stable);
+      const int y = add_post_activation(f, layer, k, j, bounds.lower[k][j], bounds.upper[k][j], stable);
       f.post_activation[k].push_back(y);
-      if (stable) {
-        f.binary[k].push_back(-1);
-        continue;
-      }
-      const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
-      const int z = f.model.add_column(0.0, 1.0, 0.0, true, "z" + tag);
-      f.binary[k].push_back(z);
-      std::vector<int> index{y};
-      std::vector<double> value{1.0};
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        index.push_back(inputs[i]);
-        value.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
-      }
-      const double b = layer.bias[j];
-      f.model.add_row(index, value, b, kInfinity, "above_h" + tag);            // y - w^T x >= b
-      f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
-      index.push_back(z);
-      value.push_back(-l);
-      f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
+      f.binary[k].push_back(stable ? -1 : add_unstable_relu(f, layer, k, j, y));
     }
   }
   add_objective(f, network, objective);
   return f;
+}
+
+MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
+                                 const NeuronBounds& bounds) {
+  const auto big_m_relu = [&bounds](MipFormulation& f, const DenseLayer& layer, int k, int j, int y) {
+    const double l = bounds.lower[k][j], u = bounds.upper[k][j];
+    const std::vector<int>& inputs = layer_inputs(f, k);
+    const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
+    const int z = f.model.add_column(0.0, 1.0, 0.0, true, "z" + tag);
+    std::vector<int> index{y};
+    std::vector<double> value{1.0};
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      index.push_back(inputs[i]);
+      value.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
+    }
+    const double b = layer.bias[j];
+    f.model.add_row(index, value, b, kInfinity, "above_h" + tag);            // y - w^T x >= b
+    f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
+    index.push_back(z);
+    value.push_back(-l);
+    f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
+    return z;
+  };
+  return formulate_network(network, domain, objective, bounds, big_m_relu);
 }
 
 std::vector<double> warm_start(const MipFormulation& f, const Network& network, const Eigen::VectorXd& x) {

@@ -1,13 +1,27 @@
 #pragma once
 
 // Pieces shared by the MIP formulations (big-M, partition): inputs with the domain, post-activation columns,
-// the objective on the last layer.
+// the objective on the last layer, and the layer loop that models stable neurons exactly.
+#include <functional>
+#include <vector>
+
 #include "reluopt/mip_formulation.h"
 
 namespace reluopt {
 
+// Columns of the layer feeding hidden layer k: the inputs for k = 0, the post-activations of layer k-1 after.
+const std::vector<int>& layer_inputs(const MipFormulation& f, int k);
+
 void add_inputs(MipFormulation& f, const Domain& domain);
 int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j, double l, double u, bool& stable);
 void add_objective(MipFormulation& f, const Network& network, const Objective& objective);
+
+// Models y = max(h_kj, 0) for an unstable neuron whose post-activation column is y; returns its binary column.
+using UnstableReluModel = std::function<int(MipFormulation& f, const DenseLayer& layer, int k, int j, int y)>;
+
+// Inputs and domain rows, then layer by layer a post-activation column per neuron (stable neurons exactly, with
+// no binary; unstable ones by `add_unstable_relu`), then the objective.
+MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
+                                 const NeuronBounds& bounds, const UnstableReluModel& add_unstable_relu);
 
 }  // namespace reluopt
