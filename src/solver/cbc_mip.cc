@@ -55,8 +55,9 @@ class DeadlineHandler : public CbcEventHandler {
         deadline_.elapsed() >= next_report_) {
       next_report_ = deadline_.elapsed() + 0.5;
       std::optional<double> incumbent;
-      if (model_->bestSolution() != nullptr) incumbent = model_->getObjValue() + constant_;
-      options_.on_progress(incumbent, model_->getBestPossibleObjValue() + constant_, model_->getNodeCount());
+      // CBC minimizes the negated objective (see load()).
+      if (model_->bestSolution() != nullptr) incumbent = constant_ - model_->getObjValue();
+      options_.on_progress(incumbent, constant_ - model_->getBestPossibleObjValue(), model_->getNodeCount());
     }
     return noAction;
   }
@@ -70,10 +71,14 @@ class DeadlineHandler : public CbcEventHandler {
 
 std::unique_ptr<OsiClpSolverInterface> load(const LinearModel& model) {
   const CoinModel coin = to_coin(model);
+  // CBC is given min -c^T v rather than max c^T v with setObjSense(-1): with the maximization sense, a MIP
+  // start of negative value made CBC 2.10 end at the root with a bound below a feasible point.
+  std::vector<double> negated(model.objective());
+  for (double& c : negated) c = -c;
   auto solver = std::make_unique<OsiClpSolverInterface>();
-  solver->loadProblem(coin.matrix, coin.col_lower.data(), coin.col_upper.data(), model.objective().data(),
+  solver->loadProblem(coin.matrix, coin.col_lower.data(), coin.col_upper.data(), negated.data(),
                       coin.row_lower.data(), coin.row_upper.data());
-  solver->setObjSense(-1.0);  // maximize
+  solver->setObjSense(1.0);
   for (int c = 0; c < model.num_cols(); ++c)
     if (model.is_integer()[c]) solver->setInteger(c);
   return solver;
@@ -104,8 +109,9 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
       cbc.addCutGenerator(&generator, options.cut_frequency, "reluopt cuts");
     }
     if (options.start != nullptr) {
-      // setBestSolution re-optimizes the continuous part and keeps the start as incumbent.
-      const double start_value = model.evaluate(*options.start) - constant;
+      // setBestSolution re-optimizes the continuous part and keeps the start as incumbent; its value is
+      // that of the minimized objective.
+      const double start_value = constant - model.evaluate(*options.start);
       cbc.setBestSolution(options.start->data(), model.num_cols(), start_value, true);
     }
     if (deadline.expired()) {
@@ -120,7 +126,7 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
       result.objective = model.evaluate(result.values);
     }
     const double best_possible = cbc.getBestPossibleObjValue();
-    if (std::isfinite(best_possible) && std::abs(best_possible) < 1e40) result.bound = best_possible + constant;
+    if (std::isfinite(best_possible) && std::abs(best_possible) < 1e40) result.bound = constant - best_possible;
     if (cbc.isProvenOptimal() && result.objective) {
       result.status = MipStatus::kOptimal;
       result.bound = std::max(result.bound == kInfinity ? *result.objective : result.bound, *result.objective);

@@ -86,6 +86,27 @@ TEST(Mip, WarmStartIsUsedAndNeverWorsensTheAnswer) {
   EXPECT_GE(*warm.bound, warm.objective);
 }
 
+// Regression: CBC in the maximization sense ended at the root with a bound below a feasible point whenever
+// the MIP start had a negative value.
+TEST(Mip, NegativeWarmStartStillProvesTheOptimum) {
+  const Network net = testing::random_network(3, {8, 6}, 1, 17);
+  Objective objective = Objective::output(1);
+  objective.constant = -10.0;  // every value is negative
+  const double exact = testing::brute_force_max(net, Domain::unit_box(3), objective);
+  ASSERT_LT(exact, 0.0);
+  for (Method method : {Method::kMip, Method::kMipCuts, Method::kPartition}) {
+    SolveOptions options = mip_options(method, BoundMethod::kInterval);
+    options.mip.warm_start = true;
+    options.mip.warm_start_samples = 3;
+    RunControl control;
+    control.time_limit = 60.0;
+    const SolveResult r = solve(net, Domain::unit_box(3), objective, options, control);
+    ASSERT_EQ(r.status, SolveStatus::kOptimal) << method_name(method);
+    EXPECT_NEAR(r.objective, exact, 1e-6 * std::abs(exact)) << method_name(method);
+    EXPECT_GE(*r.bound, exact - 1e-9) << method_name(method);
+  }
+}
+
 TEST(Mip, StopBeforeStartGivesNoSolutionAndNoBound) {
   const Network net = testing::random_network(4, {8}, 1, 3);
   std::atomic<bool> stop{true};
@@ -107,7 +128,9 @@ TEST(Mip, ShortTimeLimitStillGivesAValidBoundAndAWarmStartedPoint) {
   control.time_limit = 2.0;
   const SolveResult r = solve(net, Domain::unit_box(30), Objective::output(1), options, control);
   ASSERT_NE(r.status, SolveStatus::kNoSolution);
-  if (r.bound) EXPECT_GE(*r.bound, r.objective);
+  if (r.bound) {
+    EXPECT_GE(*r.bound, r.objective);
+  }
   EXPECT_DOUBLE_EQ(r.objective, net.forward(r.x)[0]);
 }
 
