@@ -17,6 +17,9 @@ class Deadline {
   // seconds may be infinite; stop may be null.
   Deadline(double seconds, const std::atomic<bool>* stop) : start_(Clock::now()), seconds_(seconds), stop_(stop) {}
 
+  // A deadline for one phase of a run: `fraction` of the time that remains, same stop request.
+  Deadline share(double fraction) const { return Deadline(fraction * remaining(), stop_); }
+
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double remaining() const { return seconds_ - elapsed(); }
   bool interrupted() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }

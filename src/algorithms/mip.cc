@@ -39,11 +39,13 @@ NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, con
 
 }  // namespace
 
+// Share of the time left after the warm start that bound tightening may take.
+constexpr double kBoundsTimeShare = 0.5;
+
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                     const RunControl& control) {
   const Network& network = problem.network;
   const int threads = resolve_threads(options.threads);
-  const NeuronBounds bounds = mip_bounds(problem, options, deadline);
 
   Incumbent incumbent(&deadline);
   SolveResult result;
@@ -60,6 +62,9 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
   }
 
+  // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
+  // left: neurons the LPs do not reach keep their (valid) interval bounds.
+  const NeuronBounds bounds = mip_bounds(problem, options, deadline.share(kBoundsTimeShare));
   const MipFormulation formulation = build_formulation(problem, options, bounds);
   std::unique_ptr<AndersonSeparator> separator;
   if (options.method == Method::kMipCuts) separator = std::make_unique<AndersonSeparator>(formulation, network);
