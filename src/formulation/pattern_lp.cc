@@ -11,18 +11,6 @@
 
 namespace reluopt {
 
-namespace {
-
-// Rows of W_next D_k G_k: only the active neurons of layer k contribute.
-std::vector<Eigen::Index> active_indices(const std::vector<std::uint8_t>& bits) {
-  std::vector<Eigen::Index> active;
-  for (std::size_t j = 0; j < bits.size(); ++j)
-    if (bits[j]) active.push_back(static_cast<Eigen::Index>(j));
-  return active;
-}
-
-}  // namespace
-
 RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
                             const FreeMask* free) {
   // The objective folded into the output layer: a single affine row sign * (w^T (W_K x_K + b_K) + constant).

@@ -32,6 +32,7 @@ TEST_P(BruteForce, SamplingReachesTheEnumeratedMaximum) {
   const double exact = testing::brute_force_max(net, domain, objective);  // maximized sense
 
   SolveOptions options;
+  options.method = Method::kSampling;
   options.sampling.samples = 4000;
   options.threads = 2;
   options.seed = c.seed;

@@ -22,6 +22,7 @@ Network tiny_network() {
 
 SolveOptions sampling(long samples, int threads, std::uint64_t seed = 0) {
   SolveOptions options;
+  options.method = Method::kSampling;
   options.sampling.samples = samples;
   options.threads = threads;
   options.seed = seed;
