@@ -62,6 +62,7 @@ Options of solve:
   --bounds KIND        neuron bounds for the MIP methods: interval | lp | progressive   [progressive]
   --warm-start sampling  run Algorithm 1 first and give its best point to the MIP as a start
   --warm-start-samples N samples of that warm start (inside the same time limit)   [1000]
+  --cut-frequency K    mip-cuts: separate Anderson cuts at the root only (-1) or every K nodes   [-1]
   --verbose            show the MIP solver's log
   --json FILE          write the result as JSON
   --values-out FILE    enhanced, sampling: write X_i, the value reached from each sample, as CSV
@@ -159,6 +160,11 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--warm-start-samples") {
       options.solve.mip.warm_start_samples = parse_number<long>(flag, value());
       if (options.solve.mip.warm_start_samples < 1) throw UsageError("--warm-start-samples must be >= 1");
+    } else if (flag == "--cut-frequency") {
+      options.solve.mip.cut_frequency = parse_number<int>(flag, value());
+      if (options.solve.mip.cut_frequency == 0 || options.solve.mip.cut_frequency < -1)
+        throw UsageError("--cut-frequency must be -1 (root only) or a number of nodes >= 1");
+      if (options.solve.mip.cut_frequency == -1) options.solve.mip.cut_frequency = -99;
     } else if (flag == "--verbose") {
       if (inline_value) throw UsageError("--verbose takes no value");
       options.solve.mip.verbose = true;
