@@ -10,6 +10,7 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config \
   coinor-libclp-dev coinor-libcbc-dev coinor-libcgl-dev coinor-libosi-dev \
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev libeigen3-dev libgtest-dev \
   python3 python3-numpy python3-onnx python3-scipy
+DEBIAN_PACKAGES += libboost-dev libnlopt-cxx-dev gnuplot-nox
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build test demo bench clean

@@ -34,6 +34,7 @@ Usage:
   reluopt solve MODEL [options]     MODEL is an ONNX file (.onnx) or an NNet file (.nnet)
   reluopt relax MODEL [options]     the root LP relaxation bound of a MIP formulation (--method, --bounds,
                                     --partitions), without branching
+  reluopt evt VALUES.csv [options]  extreme-value analysis of solve --values-out (right tail; see 'reluopt evt --help')
   reluopt --help | --version
 
 Options of solve:

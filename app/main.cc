@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli_options.h"
+#include "evt_command.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
@@ -116,6 +117,9 @@ int run_solve(const reluopt::cli::CliOptions& options) {
 int main(int argc, char** argv) {
   using namespace reluopt;
   try {
+    // evt has its own flags (see app/evt_command.cc).
+    if (argc >= 2 && std::string(argv[1]) == "evt")
+      return cli::run_evt_command(std::vector<std::string>(argv + 2, argv + argc));
     const cli::CliOptions options = cli::parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
     switch (options.command) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace reluopt::cli {
+
+// `reluopt evt VALUES.csv [--json F] [--plot F.png] [--eps E] [--delta D]`, given the arguments after "evt".
+// Prints the report on stdout and returns the exit code (0). Throws UsageError (cli_options.h) for a bad
+// command line and reluopt::Error for bad input (missing or malformed CSV, too few or all-equal values) or a
+// plot that cannot be drawn.
+int run_evt_command(const std::vector<std::string>& args);
+
+std::string evt_help_text();
+
+}  // namespace reluopt::cli

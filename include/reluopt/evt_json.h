@@ -1,0 +1,30 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reluopt/evt.h"
+
+namespace reluopt {
+
+// The values of a CSV with a header naming a "value" column, as `reluopt solve --values-out` writes
+// ("sample,value", then "index,value" lines). Blank lines are skipped. Throws reluopt::Error naming the file and
+// line for a missing file, a header without "value", a line with the wrong number of fields, or a value that is
+// not a finite number.
+std::vector<double> read_values_csv(const std::string& path);
+
+// The report as JSON:
+//   {"n", "min", "max",
+//    "fits": [{"family", "params": {name: value}, "rss", "log_likelihood", "gamma"}, ...]  (every fit, best first),
+//    "gamma": {"best_fit", "best_fit_family", "moment", "moment_ci": [lo, hi], "moment_k", "moment_resamples",
+//              "moment_seed"},
+//    "endpoint": {"estimate", "ci": [lo, hi], "family", "method"} or null,
+//    "sample_complexity": {"eps", "delta", "n_tail", "n_closed_form", "probability_now"},
+//    "histogram": {"bin_rule", "bins", "width"}, "confidence"}   (the level of moment_ci and endpoint.ci)
+// An estimate that does not exist is null.
+std::string evt_report_to_json(const EvtReport& report);
+
+// Writes `text` to `path`; throws reluopt::Error naming the path when it cannot.
+void write_text_file(const std::string& path, const std::string& text);
+
+}  // namespace reluopt

@@ -1,0 +1,176 @@
+// Histogram, ranking and the report (MATH.md section 8).
+// Histogram: numpy's bins='auto' (distfit's default): width h = min(2 IQR n^(-1/3), (max - min) / (log2 n + 1)),
+//   the second alone when IQR = 0; B = ceil((max - min) / h) bins (at most 1000) of equal width on [min, max];
+//   density_j = count_j / (n (max - min) / B).
+// Ranking: RSS = sum_j (density_j - pdf(centre_j))^2, lowest first (distfit), except that the fits within
+//   rss_tie_band * E0 of the lowest RSS, E0 = sum_j density_j (1 - density_j w) / (n w) the expected RSS of the
+//   true density under multinomial noise (w the bin width), are ordered by AIC = 2 p - 2 l: an RSS difference
+//   below the noise does not separate two fits (on GEV samples a beta and the GEV differ by ~1% in RSS but by
+//   several units of log-likelihood).
+// Report: gamma of the best fit by its closed form; the moment estimator (tail_index.cc); the best fit's
+//   endpoint with its profile-likelihood interval at `confidence` (endpoint.cc); N(eps, delta) by both formulas.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <boost/math/distributions/chi_squared.hpp>
+
+#include "reluopt/error.h"
+#include "stats/evt_internal.h"
+
+namespace reluopt {
+
+namespace {
+
+constexpr std::size_t kMaxBins = 1000;
+
+// body(i) for i in [0, count) on `threads` threads (0: all cores); the first exception is rethrown.
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body) {
+  std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads) : std::thread::hardware_concurrency();
+  workers = std::clamp<std::size_t>(workers, 1, std::max<std::size_t>(count, 1));
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        body(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+double aic(const Fit& fit) {
+  return 2.0 * static_cast<double>(fit.distribution.shapes.size() + 2) - 2.0 * fit.log_likelihood;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<Fit> rank_fits(const WeightedSample& sample, const Histogram& histogram, const std::vector<Family>& families,
+                           bool finite_endpoint_only, double tie_band, int threads) {
+  std::vector<std::optional<Fit>> results(families.size());
+  parallel_for(families.size(), threads, [&](std::size_t i) {
+    results[i] = fit_weighted(families[i], sample);
+  });
+  std::vector<Fit> fits;
+  for (std::optional<Fit>& fit : results) {
+    if (!fit || (finite_endpoint_only && !right_endpoint(fit->distribution))) continue;
+    fit->rss = residual_sum_of_squares(histogram, fit->distribution);
+    if (std::isfinite(fit->rss)) fits.push_back(std::move(*fit));
+  }
+  std::stable_sort(fits.begin(), fits.end(), [](const Fit& a, const Fit& b) { return a.rss < b.rss; });
+  if (fits.empty()) return fits;
+  const double band = fits.front().rss + tie_band * noise_rss(histogram);
+  const auto tied_end = std::find_if(fits.begin(), fits.end(), [band](const Fit& f) { return f.rss > band; });
+  std::stable_sort(fits.begin(), tied_end, [](const Fit& a, const Fit& b) { return aic(a) < aic(b); });
+  return fits;
+}
+
+void check_eps_delta(double eps, double delta) {
+  if (!(eps > 0.0) || !std::isfinite(eps)) throw Error("eps must be a finite number > 0");
+  if (!(delta > 0.0 && delta < 1.0)) throw Error("delta must lie in (0, 1)");
+}
+
+}  // namespace detail
+
+Histogram make_histogram(const std::vector<double>& values) {
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double n = static_cast<double>(sorted.size());
+  const double range = sorted.back() - sorted.front();
+  Histogram h;
+  h.lo = sorted.front();
+  h.n = sorted.size();
+  if (!(range > 0.0)) {
+    h.width = 1.0;
+    h.density = {1.0};
+    return h;
+  }
+  const double iqr = detail::sorted_quantile(sorted, 0.75) - detail::sorted_quantile(sorted, 0.25);
+  const double sturges = range / (std::log2(n) + 1.0);
+  const double fd = 2.0 * iqr * std::pow(n, -1.0 / 3.0);
+  const double width = fd > 0.0 ? std::min(fd, sturges) : sturges;
+  const std::size_t bins = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(range / width)), 1, kMaxBins);
+  h.width = range / static_cast<double>(bins);
+  std::vector<double> counts(bins, 0.0);
+  for (double v : sorted) counts[std::min(static_cast<std::size_t>((v - h.lo) / h.width), bins - 1)] += 1.0;
+  for (double c : counts) h.density.push_back(c / (n * h.width));
+  return h;
+}
+
+double noise_rss(const Histogram& histogram) {
+  double total = 0.0;
+  const double n = static_cast<double>(histogram.n), w = histogram.width;
+  for (double d : histogram.density) total += d * (1.0 - d * w) / (n * w);
+  return total;
+}
+
+double residual_sum_of_squares(const Histogram& histogram, const Distribution& d) {
+  double rss = 0.0;
+  for (std::size_t j = 0; j < histogram.density.size(); ++j) {
+    const double r = histogram.density[j] - pdf(d, histogram.centre(j));
+    rss += r * r;
+  }
+  return rss;
+}
+
+std::vector<Fit> fit_and_rank(const std::vector<double>& values, const std::vector<Family>& families,
+                              double rss_tie_band) {
+  detail::check_values(values, 3);
+  return detail::rank_fits(detail::weigh(values), make_histogram(values), families, false, rss_tie_band, 0);
+}
+
+EvtReport analyse_extremes(const std::vector<double>& values, const EvtOptions& options) {
+  detail::check_values(values, kMinEvtValues);
+  const detail::WeightedSample sample = detail::weigh(values);
+  const double eps = options.eps.value_or(0.01 * (sample.max - sample.min));
+  detail::check_eps_delta(eps, options.delta);
+  if (!(options.confidence > 0.0 && options.confidence < 1.0)) throw Error("confidence must lie in (0, 1)");
+
+  EvtReport report;
+  report.n = sample.n;
+  report.min = sample.min;
+  report.max = sample.max;
+  report.confidence = options.confidence;
+  report.bootstrap_resamples = options.bootstrap_resamples;
+  report.seed = options.seed;
+  report.histogram = make_histogram(values);
+  report.fits =
+      detail::rank_fits(sample, report.histogram, options.families, false, options.rss_tie_band, options.threads);
+  if (report.fits.empty()) throw Error("no candidate distribution could be fitted to the values");
+  const Fit& best = report.fits.front();
+  report.gamma_best_fit = extreme_value_index(best.distribution);
+  report.moment = moment_estimate(values, options.moment_k, options.bootstrap_resamples, options.confidence,
+                                  options.seed);
+  if (right_endpoint(best.distribution)) {
+    const double limit =
+        boost::math::quantile(boost::math::chi_squared_distribution<double>(1.0), options.confidence) / 2.0;
+    const detail::EndpointInterval interval = detail::endpoint_interval(best, sample, limit, true);
+    report.endpoint = Endpoint{best.distribution.family, *right_endpoint(best.distribution), interval.lo, interval.hi};
+  }
+
+  SampleComplexity& sc = report.sample_complexity;
+  sc.eps = eps;
+  sc.delta = options.delta;
+  sc.n_tail = samples_needed_tail(best.distribution, eps, options.delta);
+  sc.n_closed_form = samples_needed_closed_form(report.gamma_best_fit, eps, options.delta);
+  if (const std::optional<double> m = right_endpoint(best.distribution))
+    sc.probability_now = std::pow(cdf(best.distribution, *m - eps), static_cast<double>(sample.n));
+  return report;
+}
+
+}  // namespace reluopt
