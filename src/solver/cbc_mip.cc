@@ -102,6 +102,9 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
     // The default gap tolerances would stop short of the 1e-6 relative gap we report as optimal.
     cbc.setAllowableGap(1e-10);
     cbc.setAllowableFractionGap(1e-9);
+    // Without scaling: on a 64-64-64-10 digits classifier (bench/models/digits_mlp.onnx, L-inf ball 0.2) CBC with
+    // CLP's default scaling proved 10.15 optimal where HiGHS certified, and we verified, 16.81.
+    cbc.solver()->setHintParam(OsiDoScale, false, OsiHintTry);
     DeadlineHandler handler(deadline, options, constant);
     cbc.passInEventHandler(&handler);
     if (options.separator != nullptr) {
