@@ -3,13 +3,21 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "reluopt/linear_model.h"
 #include "reluopt/pattern_lp.h"
 #include "solver/clp_lp.h"
 
 namespace reluopt::testing {
+
+Network tiny_network() {
+  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
+  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
+  return Network({hidden, output});
+}
 
 Network random_network(int input_dim, const std::vector<int>& hidden, int outputs, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -116,6 +124,51 @@ double brute_force_max(const Network& network, const Domain& domain, const Objec
     best = std::max(best, layered_region_max(network, domain, objective, pattern, lp));
   }
   return best;
+}
+
+void PrintTo(const SmallCase& c, std::ostream* os) {
+  *os << c.dim << " inputs, " << c.hidden.size() << " hidden layers, " << c.outputs << " outputs, "
+      << (c.polytope ? "polytope" : "box") << (c.minimize ? ", minimize" : "") << ", seed " << c.seed;
+}
+
+std::string hidden_name(const std::vector<int>& hidden) {
+  std::ostringstream name;
+  name << 'h';
+  for (std::size_t k = 0; k < hidden.size(); ++k) name << (k ? "x" : "") << hidden[k];
+  return name.str();
+}
+
+std::string small_case_name(const ::testing::TestParamInfo<SmallCase>& info) {
+  const SmallCase& c = info.param;
+  std::ostringstream name;
+  name << 'd' << c.dim << '_' << hidden_name(c.hidden);
+  if (c.outputs > 1) name << "_m" << c.outputs;
+  name << (c.polytope ? "_polytope" : "_box") << (c.minimize ? "_min" : "") << "_seed" << c.seed;
+  return name.str();
+}
+
+SmallProblem make_small_problem(const SmallCase& c) {
+  Network network = random_network(c.dim, c.hidden, c.outputs, c.seed);
+  Domain domain = c.polytope ? random_polytope(c.dim, 3, c.seed + 100) : Domain::unit_box(c.dim);
+  Objective objective = Objective::output(c.outputs);
+  if (c.outputs > 1) objective.weights = Eigen::VectorXd::LinSpaced(c.outputs, 1.0, -1.0);
+  if (c.minimize) objective.sense = Sense::kMinimize;
+  // The weaker bounds are interval bounds of the box widened by 0.5: some stable neurons become unstable, and
+  // every layer stays consistent with the loosened layer before it, as a bound method would produce them.
+  std::vector<NeuronBounds> bounds{interval_bounds(network, domain)};
+  const Domain wider = Domain::box((domain.lower.array() - 0.5).matrix(), (domain.upper.array() + 0.5).matrix());
+  bounds.push_back(interval_bounds(network, wider));
+  return SmallProblem{std::move(network), std::move(domain), std::move(objective), std::move(bounds)};
+}
+
+SmallProblemTest::SmallProblemTest(SmallProblem problem)
+    : net_(std::move(problem.network)),
+      domain_(std::move(problem.domain)),
+      objective_(std::move(problem.objective)),
+      bounds_(std::move(problem.bounds)) {}
+
+double SmallProblemTest::forward_value(const Eigen::VectorXd& x) const {
+  return objective_.sign() * objective_.value(net_.forward(x));
 }
 
 }  // namespace reluopt::testing

@@ -1,15 +1,28 @@
 #pragma once
 
-// Networks, domains and a brute-force optimizer shared by the tests.
+// Networks, domains, a brute-force optimizer and a fixture over small random problems, shared by the tests.
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ostream>
+#include <string>
 #include <vector>
 
+#include "reluopt/bounds.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 
 namespace reluopt::testing {
+
+// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
+//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
+// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
+// On [0,1]^2 both pre-activations lie in [-1, 1].
+// max y = 2.5 at (1, 0): a = 1, b = 0 (b's pre-activation is exactly 0 there).
+// min y = -0.5 at (1, 1): a = 0, b = 1.
+Network tiny_network();
 
 // Xavier-uniform weights, biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)), from a fixed seed.
 Network random_network(int input_dim, const std::vector<int>& hidden, int outputs, std::uint64_t seed);
@@ -22,5 +35,52 @@ Domain random_polytope(int dim, int rows, std::uint64_t seed);
 // inactive neurons): a formulation independent of the input-space LP under test.
 // Only for networks with at most ~12 hidden neurons. Returns the maximized value sign * g.
 double brute_force_max(const Network& network, const Domain& domain, const Objective& objective);
+
+// A random network small enough for brute_force_max, on the unit box or a random polytope.
+struct SmallCase {
+  int dim;
+  std::vector<int> hidden;
+  int outputs;
+  bool polytope;
+  bool minimize;
+  std::uint64_t seed;
+};
+
+void PrintTo(const SmallCase& c, std::ostream* os);
+
+// A test name such as "d3_h6x6_m2_polytope_min_seed5", for the 4th argument of INSTANTIATE_TEST_SUITE_P.
+std::string small_case_name(const ::testing::TestParamInfo<SmallCase>& info);
+
+// "h6x6" for hidden widths {6, 6}: the part of a test name that names the hidden layers.
+std::string hidden_name(const std::vector<int>& hidden);
+
+struct SmallProblem {
+  Network network;
+  Domain domain;
+  Objective objective;
+  // Interval bounds, then valid but weaker ones (see make_small_problem).
+  std::vector<NeuronBounds> bounds;
+};
+
+// random_network(dim, hidden, outputs, seed) over [0,1]^dim or random_polytope(dim, 3, seed + 100); the
+// objective weighs several outputs from 1 down to -1.
+SmallProblem make_small_problem(const SmallCase& c);
+
+// A fixture over SmallCase parameters: each test gets the problem of its case.
+class SmallProblemTest : public ::testing::TestWithParam<SmallCase> {
+ protected:
+  SmallProblemTest() : SmallProblemTest(make_small_problem(GetParam())) {}
+
+  // The maximized value sign * g at x, from a forward pass.
+  double forward_value(const Eigen::VectorXd& x) const;
+
+  const Network net_;
+  const Domain domain_;
+  const Objective objective_;
+  const std::vector<NeuronBounds> bounds_;
+
+ private:
+  explicit SmallProblemTest(SmallProblem problem);
+};
 
 }  // namespace reluopt::testing

@@ -2,6 +2,9 @@
 // brute force, determinism, and the gap test near zero.
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string>
+
 #include "algorithms/enhanced.h"
 #include "reluopt/pattern_lp.h"
 #include "reluopt/problem.h"
@@ -49,6 +52,18 @@ struct Case {
   std::uint64_t seed;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.hidden.size() << " hidden layers, " << (c.polytope ? "polytope" : "box") << ", "
+      << local_search_name(c.kind) << " local search, seed " << c.seed;
+}
+
+// "h6x6_polytope_bnb_seed5"
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return testing::hidden_name(c.hidden) + (c.polytope ? "_polytope_" : "_box_") + local_search_name(c.kind) +
+         "_seed" + std::to_string(c.seed);
+}
+
 class EnhancedOnTinyNetworks : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EnhancedOnTinyNetworks, ReturnsALocalOptimumNeverAboveTheTrueOptimum) {
@@ -79,7 +94,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{{8}, false, LocalSearch::kFlip, 1}, Case{{6, 6}, false, LocalSearch::kFlip, 2},
                       Case{{5, 4}, true, LocalSearch::kFlip, 3}, Case{{4, 4, 4}, false, LocalSearch::kFlip, 4},
                       Case{{6, 6}, true, LocalSearch::kBranchAndBound, 5},
-                      Case{{6, 6}, false, LocalSearch::kPaper, 6}, Case{{10}, true, LocalSearch::kPaper, 7}));
+                      Case{{6, 6}, false, LocalSearch::kPaper, 6}, Case{{10}, true, LocalSearch::kPaper, 7}),
+    case_name);
 
 TEST(Enhanced, SameSeedAndThreadsGiveTheSameAnswer) {
   const Network net = testing::random_network(10, {20, 20}, 1, 12);

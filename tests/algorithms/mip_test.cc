@@ -2,7 +2,10 @@
 // valid, warm starts are used, and outcomes are reported as data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <ostream>
+#include <string>
 
 #include "reluopt/solve.h"
 #include "test_networks.h"
@@ -26,6 +29,20 @@ struct MipCase {
   bool polytope;
   std::uint64_t seed;
 };
+
+void PrintTo(const MipCase& c, std::ostream* os) {
+  *os << method_name(c.method) << ", " << bound_method_name(c.bounds) << " bounds, N = " << c.partitions << ", "
+      << (c.polytope ? "polytope" : "box") << ", seed " << c.seed;
+}
+
+// "mip_cuts_interval_N1_box_seed5"
+std::string mip_case_name(const ::testing::TestParamInfo<MipCase>& info) {
+  const MipCase& c = info.param;
+  std::string method = method_name(c.method);
+  std::replace(method.begin(), method.end(), '-', '_');
+  return method + "_" + bound_method_name(c.bounds) + "_N" + std::to_string(c.partitions) +
+         (c.polytope ? "_polytope" : "_box") + "_seed" + std::to_string(c.seed);
+}
 
 class MipAgainstBruteForce : public ::testing::TestWithParam<MipCase> {};
 
@@ -63,7 +80,8 @@ INSTANTIATE_TEST_SUITE_P(
                       MipCase{Method::kMipCuts, BoundMethod::kInterval, 1, false, 5},
                       MipCase{Method::kPartition, BoundMethod::kProgressive, 2, false, 6},
                       MipCase{Method::kPartition, BoundMethod::kInterval, 4, true, 7},
-                      MipCase{Method::kPartition, BoundMethod::kLp, 1, false, 8}));
+                      MipCase{Method::kPartition, BoundMethod::kLp, 1, false, 8}),
+    mip_case_name);
 
 TEST(Mip, WarmStartIsUsedAndNeverWorsensTheAnswer) {
   const Network net = testing::random_network(6, {12, 12}, 1, 21);

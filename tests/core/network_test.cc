@@ -8,17 +8,8 @@
 namespace reluopt {
 namespace {
 
-// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
-//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
-// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
-Network tiny_network() {
-  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
-  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
-  return Network({hidden, output});
-}
-
 TEST(Network, ForwardMatchesHandComputation) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   EXPECT_EQ(net.input_dim(), 2);
   EXPECT_EQ(net.output_dim(), 1);
   EXPECT_EQ(net.num_hidden_layers(), 1);
@@ -33,7 +24,7 @@ TEST(Network, ForwardMatchesHandComputation) {
 }
 
 TEST(Network, ActivationPatternAndTrace) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   const ActivationPattern p = net.activation_pattern(Eigen::Vector2d(1.0, 0.0));
   ASSERT_EQ(p.active.size(), 1u);
   EXPECT_EQ(p.active[0], (std::vector<std::uint8_t>{1, 0}));  // b = 0 exactly counts as inactive
@@ -80,7 +71,7 @@ TEST(Network, RejectsNonFiniteWeights) {
 }
 
 TEST(Network, ForwardRejectsWrongInputDimension) {
-  EXPECT_THROW(tiny_network().forward(Eigen::Vector3d(1, 2, 3)), Error);
+  EXPECT_THROW(testing::tiny_network().forward(Eigen::Vector3d(1, 2, 3)), Error);
 }
 
 }  // namespace

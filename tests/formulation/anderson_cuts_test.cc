@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
-#include <ostream>
 #include <random>
 
 #include "reluopt/anderson_cuts.h"
@@ -68,47 +66,17 @@ TEST(Anderson, HandComputedCut) {
   EXPECT_TRUE(separator.separate(point.data()).empty());
 }
 
-struct Case {
-  int dim;
-  std::vector<int> hidden;
-  int outputs;
-  bool polytope;
-  bool minimize;
-  std::uint64_t seed;
-};
+using testing::SmallCase;
 
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.dim << " inputs, " << c.hidden.size() << " hidden layers, " << c.outputs << " outputs, "
-      << (c.polytope ? "polytope" : "box") << (c.minimize ? ", minimize" : "") << ", seed " << c.seed;
-}
-
-class AndersonCuts : public ::testing::TestWithParam<Case> {
+class AndersonCuts : public testing::SmallProblemTest {
  protected:
-  void SetUp() override {
-    const Case& c = GetParam();
-    net_.emplace(testing::random_network(c.dim, c.hidden, c.outputs, c.seed));
-    domain_ = c.polytope ? testing::random_polytope(c.dim, 3, c.seed + 100) : Domain::unit_box(c.dim);
-    objective_ = Objective::output(c.outputs);
-    if (c.outputs > 1) objective_.weights = Eigen::VectorXd::LinSpaced(c.outputs, 1.0, -1.0);
-    if (c.minimize) objective_.sense = Sense::kMinimize;
-    // Interval bounds, and valid but weaker ones from a box widened by 0.5.
-    bounds_.push_back(interval_bounds(*net_, domain_));
-    const Domain wider = Domain::box((domain_.lower.array() - 0.5).matrix(), (domain_.upper.array() + 0.5).matrix());
-    bounds_.push_back(interval_bounds(*net_, wider));
-  }
-
   // Full MIP vectors at random points of P: feasible points every valid cut must keep.
   std::vector<std::vector<double>> feasible_points(const MipFormulation& f, int count) const {
     DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed);
     std::vector<std::vector<double>> points;
-    for (int i = 0; i < count; ++i) points.push_back(warm_start(f, *net_, sampler.next()));
+    for (int i = 0; i < count; ++i) points.push_back(warm_start(f, net_, sampler.next()));
     return points;
   }
-
-  std::optional<Network> net_;
-  Domain domain_;
-  Objective objective_;
-  std::vector<NeuronBounds> bounds_;
 };
 
 // Separates at (a) LP-relaxation optima of big-M plus the cuts found so far, for the model's objective and
@@ -118,8 +86,8 @@ TEST_P(AndersonCuts, CutsAreViolatedWhereFoundAndKeepEveryFeasiblePoint) {
   std::mt19937_64 rng(GetParam().seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (const NeuronBounds& bounds : bounds_) {
-    const MipFormulation f = big_m_formulation(*net_, domain_, objective_, bounds);
-    const AndersonSeparator separator(f, *net_);
+    const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds);
+    const AndersonSeparator separator(f, net_);
     const std::vector<std::vector<double>> feasible = feasible_points(f, 200);
     std::vector<std::vector<double>> separation_points;
     ClpLp lp;
@@ -162,9 +130,9 @@ TEST_P(AndersonCuts, CutsAreViolatedWhereFoundAndKeepEveryFeasiblePoint) {
 // The big-M LP optimum violates some inequality; adding the separated cuts lowers the relaxation, never
 // below the true maximum.
 TEST_P(AndersonCuts, CuttingPlanesTightenTheBigMRelaxation) {
-  const double exact = testing::brute_force_max(*net_, domain_, objective_);
-  const MipFormulation f = big_m_formulation(*net_, domain_, objective_, bounds_.front());
-  const AndersonSeparator separator(f, *net_);
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
+  const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
+  const AndersonSeparator separator(f, net_);
   LinearModel model = f.model;
   ClpLp lp;
   LpSolution solution = lp.solve(model);
@@ -187,8 +155,8 @@ TEST_P(AndersonCuts, CuttingPlanesTightenTheBigMRelaxation) {
 // (Tsay et al.), where the whole Anderson family holds: its LP optima must leave nothing to separate.
 TEST_P(AndersonCuts, NothingToSeparateInTheConvexHull) {
   for (const NeuronBounds& bounds : bounds_) {
-    const MipFormulation hull = partition_formulation(*net_, domain_, objective_, bounds, net_->input_dim() + 20);
-    const AndersonSeparator separator(hull, *net_);
+    const MipFormulation hull = partition_formulation(net_, domain_, objective_, bounds, net_.input_dim() + 20);
+    const AndersonSeparator separator(hull, net_);
     ClpLp lp;
     const LpSolution solution = lp.solve(hull.model);
     ASSERT_EQ(solution.status, LpStatus::kOptimal);
@@ -197,10 +165,10 @@ TEST_P(AndersonCuts, NothingToSeparateInTheConvexHull) {
 }
 
 TEST_P(AndersonCuts, CbcWithCutsReachesTheEnumeratedMaximum) {
-  const double exact = testing::brute_force_max(*net_, domain_, objective_);
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
   for (const NeuronBounds& bounds : bounds_) {
-    const MipFormulation f = big_m_formulation(*net_, domain_, objective_, bounds);
-    const AndersonSeparator separator(f, *net_);
+    const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds);
+    const AndersonSeparator separator(f, net_);
     for (int frequency : {-99, 1}) {  // root only, then every node
       MipOptions options;
       options.separator = &separator;
@@ -215,10 +183,11 @@ TEST_P(AndersonCuts, CbcWithCutsReachesTheEnumeratedMaximum) {
 
 INSTANTIATE_TEST_SUITE_P(
     Anderson, AndersonCuts,
-    ::testing::Values(Case{3, {8}, 1, false, false, 1}, Case{5, {12}, 1, true, false, 2},
-                      Case{4, {10}, 1, false, true, 3}, Case{3, {6, 6}, 1, false, false, 4},
-                      Case{4, {6, 5}, 2, true, true, 5}, Case{3, {4, 4, 4}, 1, false, false, 6},
-                      Case{5, {4, 4, 3}, 1, true, true, 7}));
+    ::testing::Values(SmallCase{3, {8}, 1, false, false, 1}, SmallCase{5, {12}, 1, true, false, 2},
+                      SmallCase{4, {10}, 1, false, true, 3}, SmallCase{3, {6, 6}, 1, false, false, 4},
+                      SmallCase{4, {6, 5}, 2, true, true, 5}, SmallCase{3, {4, 4, 4}, 1, false, false, 6},
+                      SmallCase{5, {4, 4, 3}, 1, true, true, 7}),
+    testing::small_case_name);
 
 }  // namespace
 }  // namespace reluopt

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
-#include <ostream>
 
 #include "reluopt/bounds.h"
 #include "reluopt/domain_sampler.h"
@@ -16,17 +14,6 @@
 namespace reluopt {
 namespace {
 
-// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
-//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
-// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
-// On [0,1]^2 both pre-activations lie in [-1, 1]: two binaries, three rows each.
-// max y = 2.5 at (1, 0); min y = -0.5 at (1, 1) (a = 0, b = 1).
-Network tiny_network() {
-  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
-  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
-  return Network({hidden, output});
-}
-
 double relative_tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
 
 MipSolution solve(const LinearModel& model, const std::vector<double>* start = nullptr) {
@@ -35,8 +22,9 @@ MipSolution solve(const LinearModel& model, const std::vector<double>* start = n
   return solve_mip(model, Deadline(30.0, nullptr), options);
 }
 
+// Both pre-activations of the tiny network lie in [-1, 1]: two binaries, three rows each.
 TEST(BigM, TinyNetworkMaximumAndMinimum) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   const Domain box = Domain::unit_box(2);
   const NeuronBounds bounds = interval_bounds(net, box);
   const MipFormulation f = big_m_formulation(net, box, Objective::output(1), bounds);
@@ -81,57 +69,20 @@ TEST(BigM, StableNeuronsNeedNoBinary) {
   EXPECT_NEAR(solution.values[f.input[0]], 0.5, 1e-9);
 }
 
-struct Case {
-  int dim;
-  std::vector<int> hidden;
-  int outputs;
-  bool polytope;
-  bool minimize;
-  std::uint64_t seed;
-};
+using testing::SmallCase;
 
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.dim << " inputs, " << c.hidden.size() << " hidden layers, " << c.outputs << " outputs, "
-      << (c.polytope ? "polytope" : "box") << (c.minimize ? ", minimize" : "") << ", seed " << c.seed;
-}
-
-class BigMBruteForce : public ::testing::TestWithParam<Case> {
- protected:
-  void SetUp() override {
-    const Case& c = GetParam();
-    net_.emplace(testing::random_network(c.dim, c.hidden, c.outputs, c.seed));
-    domain_ = c.polytope ? testing::random_polytope(c.dim, 3, c.seed + 100) : Domain::unit_box(c.dim);
-    objective_ = Objective::output(c.outputs);
-    if (c.outputs > 1) objective_.weights = Eigen::VectorXd::LinSpaced(c.outputs, 1.0, -1.0);
-    if (c.minimize) objective_.sense = Sense::kMinimize;
-    // Interval bounds, and valid but weaker ones: interval bounds of a box widened by 0.5 (some stable
-    // neurons become unstable; every layer is consistent with the loosened layer before it).
-    bounds_.push_back(interval_bounds(*net_, domain_));
-    const Domain wider = Domain::box((domain_.lower.array() - 0.5).matrix(), (domain_.upper.array() + 0.5).matrix());
-    bounds_.push_back(interval_bounds(*net_, wider));
-  }
-
-  // The maximized value sign * g at x, from a forward pass.
-  double forward_value(const Eigen::VectorXd& x) const {
-    return objective_.sign() * objective_.value(net_->forward(x));
-  }
-
-  std::optional<Network> net_;
-  Domain domain_;
-  Objective objective_;
-  std::vector<NeuronBounds> bounds_;
-};
+class BigMBruteForce : public testing::SmallProblemTest {};
 
 TEST_P(BigMBruteForce, CbcReachesTheEnumeratedMaximum) {
-  const double exact = testing::brute_force_max(*net_, domain_, objective_);
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
   for (const NeuronBounds& bounds : bounds_) {
-    const MipFormulation f = big_m_formulation(*net_, domain_, objective_, bounds);
+    const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds);
     EXPECT_EQ(f.model.num_integer(), bounds.num_unstable());
     const MipSolution solution = solve(f.model);
     ASSERT_EQ(solution.status, MipStatus::kOptimal);
     EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact));
     EXPECT_GE(solution.bound, exact - relative_tolerance(exact));
-    Eigen::VectorXd x(net_->input_dim());
+    Eigen::VectorXd x(net_.input_dim());
     for (int i = 0; i < x.size(); ++i) x[i] = solution.values[f.input[i]];
     EXPECT_NEAR(forward_value(x), exact, relative_tolerance(exact));
   }
@@ -140,10 +91,10 @@ TEST_P(BigMBruteForce, CbcReachesTheEnumeratedMaximum) {
 TEST_P(BigMBruteForce, WarmStartIsFeasibleWithTheForwardValue) {
   DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed);
   for (const NeuronBounds& bounds : bounds_) {
-    const MipFormulation f = big_m_formulation(*net_, domain_, objective_, bounds);
+    const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds);
     for (int trial = 0; trial < 50; ++trial) {
       const Eigen::VectorXd x = sampler.next();
-      const std::vector<double> start = warm_start(f, *net_, x);
+      const std::vector<double> start = warm_start(f, net_, x);
       ASSERT_EQ(static_cast<int>(start.size()), f.model.num_cols());
       EXPECT_LE(f.model.max_violation(start), 1e-9);
       EXPECT_NEAR(f.model.evaluate(start), forward_value(x), 1e-9 * std::max(1.0, std::abs(forward_value(x))));
@@ -155,28 +106,29 @@ TEST_P(BigMBruteForce, WarmStartIsFeasibleWithTheForwardValue) {
 // of the optimum (CBC 2.10 with objSense -1 cut off its root LP after setBestSolution on the minimization
 // case with seed 3, whose start value is negative).
 TEST_P(BigMBruteForce, MipStartIsKept) {
-  const MipFormulation f = big_m_formulation(*net_, domain_, objective_, bounds_.front());
+  const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
   DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed + 1);
   Eigen::VectorXd best = sampler.next();
   for (int trial = 0; trial < 20; ++trial) {
     const Eigen::VectorXd x = sampler.next();
     if (forward_value(x) > forward_value(best)) best = x;
   }
-  const std::vector<double> start = warm_start(f, *net_, best);
+  const std::vector<double> start = warm_start(f, net_, best);
   const MipSolution solution = solve(f.model, &start);
   ASSERT_EQ(solution.status, MipStatus::kOptimal);
   EXPECT_GE(*solution.objective, forward_value(best) - 1e-9);
-  const double exact = testing::brute_force_max(*net_, domain_, objective_);
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
   EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     BigM, BigMBruteForce,
-    ::testing::Values(Case{2, {6}, 1, false, false, 1}, Case{3, {10}, 1, true, false, 2},
-                      Case{4, {12}, 1, false, true, 3}, Case{2, {5, 5}, 1, false, false, 4},
-                      Case{3, {6, 6}, 1, true, true, 5}, Case{4, {6, 5}, 2, false, true, 6},
-                      Case{3, {4, 4, 4}, 1, false, false, 7}, Case{2, {4, 4, 3}, 1, true, false, 8},
-                      Case{5, {4, 4, 4}, 3, true, true, 9}));
+    ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, true, false, 2},
+                      SmallCase{4, {12}, 1, false, true, 3}, SmallCase{2, {5, 5}, 1, false, false, 4},
+                      SmallCase{3, {6, 6}, 1, true, true, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
+                      SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{2, {4, 4, 3}, 1, true, false, 8},
+                      SmallCase{5, {4, 4, 4}, 3, true, true, 9}),
+    testing::small_case_name);
 
 // On a network too large for CBC to finish in the time limit, the MIP start must still come back: the
 // result is never worse than the start (SOLVER-NOTES.md: big-M alone often finds no feasible point).

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
-#include <ostream>
 
 #include "reluopt/bounds.h"
 #include "reluopt/domain_sampler.h"
@@ -18,17 +16,6 @@
 namespace reluopt {
 namespace {
 
-// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
-//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
-// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
-// On [0,1]^2, sorted by weight, a's sets are S_1 = {x2} (w = -1, v_1 in [-1, 0]) and S_2 = {x1} (w = 1,
-// v_2 in [0, 1]); b's weights tie, so index order: {x1}, {x2}, both in [0, 1]. max y = 2.5 at (1, 0).
-Network tiny_network() {
-  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
-  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
-  return Network({hidden, output});
-}
-
 double relative_tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
 
 double lp_relaxation(const LinearModel& model) {
@@ -40,8 +27,10 @@ double lp_relaxation(const LinearModel& model) {
 
 MipSolution solve(const LinearModel& model) { return solve_mip(model, Deadline(30.0, nullptr), MipOptions{}); }
 
+// On [0,1]^2, sorted by weight, the tiny network's a has sets S_1 = {x2} (w = -1, v_1 in [-1, 0]) and
+// S_2 = {x1} (w = 1, v_2 in [0, 1]); b's weights tie, so index order: {x1}, {x2}, both in [0, 1].
 TEST(Partition, TinyNetworkSetsBoundsAndMaximum) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   const Domain box = Domain::unit_box(2);
   for (int partitions : {2, 4}) {  // 4 > 2 inputs: one input per set, the empty sets dropped
     const MipFormulation f =
@@ -96,51 +85,19 @@ TEST(Partition, SplitSortsByWeightIntoNearlyEqualContiguousSets) {
 }
 
 TEST(Partition, RejectsFewerThanOneSet) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   const Domain box = Domain::unit_box(2);
   EXPECT_THROW(partition_formulation(net, box, Objective::output(1), interval_bounds(net, box), 0), Error);
 }
 
-struct Case {
-  int dim;
-  std::vector<int> hidden;
-  int outputs;
-  bool polytope;
-  bool minimize;
-  std::uint64_t seed;
-};
+using testing::SmallCase;
 
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.dim << " inputs, " << c.hidden.size() << " hidden layers, " << c.outputs << " outputs, "
-      << (c.polytope ? "polytope" : "box") << (c.minimize ? ", minimize" : "") << ", seed " << c.seed;
-}
-
-class PartitionBruteForce : public ::testing::TestWithParam<Case> {
- protected:
-  void SetUp() override {
-    const Case& c = GetParam();
-    net_.emplace(testing::random_network(c.dim, c.hidden, c.outputs, c.seed));
-    domain_ = c.polytope ? testing::random_polytope(c.dim, 3, c.seed + 100) : Domain::unit_box(c.dim);
-    objective_ = Objective::output(c.outputs);
-    if (c.outputs > 1) objective_.weights = Eigen::VectorXd::LinSpaced(c.outputs, 1.0, -1.0);
-    if (c.minimize) objective_.sense = Sense::kMinimize;
-    // Interval bounds, and valid but weaker ones from a box widened by 0.5: every layer stays consistent with
-    // the loosened layer before it, as a bound method would produce them.
-    bounds_.push_back(interval_bounds(*net_, domain_));
-    const Domain wider = Domain::box((domain_.lower.array() - 0.5).matrix(), (domain_.upper.array() + 0.5).matrix());
-    bounds_.push_back(interval_bounds(*net_, wider));
-  }
-
-  std::optional<Network> net_;
-  Domain domain_;
-  Objective objective_;
-  std::vector<NeuronBounds> bounds_;
-};
+class PartitionBruteForce : public testing::SmallProblemTest {};
 
 TEST_P(PartitionBruteForce, OneSetHasTheBigMRelaxation) {
   for (const NeuronBounds& bounds : bounds_) {
-    const double big_m = lp_relaxation(big_m_formulation(*net_, domain_, objective_, bounds).model);
-    const double one_set = lp_relaxation(partition_formulation(*net_, domain_, objective_, bounds, 1).model);
+    const double big_m = lp_relaxation(big_m_formulation(net_, domain_, objective_, bounds).model);
+    const double one_set = lp_relaxation(partition_formulation(net_, domain_, objective_, bounds, 1).model);
     // With bounds from a wider box the big-M constants are looser than the partition's interval bounds of the
     // inputs at layer 1, so equality only holds for the exact interval bounds.
     if (&bounds == &bounds_.front()) {
@@ -151,11 +108,11 @@ TEST_P(PartitionBruteForce, OneSetHasTheBigMRelaxation) {
 }
 
 TEST_P(PartitionBruteForce, CbcReachesTheEnumeratedMaximumAndRelaxationsAreNoWeaker) {
-  const double exact = testing::brute_force_max(*net_, domain_, objective_);
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
   for (const NeuronBounds& bounds : bounds_) {
-    const double big_m = lp_relaxation(big_m_formulation(*net_, domain_, objective_, bounds).model);
+    const double big_m = lp_relaxation(big_m_formulation(net_, domain_, objective_, bounds).model);
     for (int partitions : {2, 4}) {
-      const MipFormulation f = partition_formulation(*net_, domain_, objective_, bounds, partitions);
+      const MipFormulation f = partition_formulation(net_, domain_, objective_, bounds, partitions);
       EXPECT_EQ(f.model.num_integer(), bounds.num_unstable());
       const double relaxation = lp_relaxation(f.model);
       EXPECT_LE(relaxation, big_m + 1e-7 * std::max(1.0, std::abs(big_m))) << "N = " << partitions;
@@ -163,9 +120,9 @@ TEST_P(PartitionBruteForce, CbcReachesTheEnumeratedMaximumAndRelaxationsAreNoWea
       const MipSolution solution = solve(f.model);
       ASSERT_EQ(solution.status, MipStatus::kOptimal) << "N = " << partitions;
       EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact)) << "N = " << partitions;
-      Eigen::VectorXd x(net_->input_dim());
+      Eigen::VectorXd x(net_.input_dim());
       for (int i = 0; i < x.size(); ++i) x[i] = solution.values[f.input[i]];
-      EXPECT_NEAR(objective_.sign() * objective_.value(net_->forward(x)), exact, relative_tolerance(exact));
+      EXPECT_NEAR(forward_value(x), exact, relative_tolerance(exact));
     }
   }
 }
@@ -174,11 +131,11 @@ TEST_P(PartitionBruteForce, WarmStartIsFeasibleWithTheForwardValue) {
   DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed);
   for (const NeuronBounds& bounds : bounds_) {
     for (int partitions : {1, 2, 4, 100}) {
-      const MipFormulation f = partition_formulation(*net_, domain_, objective_, bounds, partitions);
+      const MipFormulation f = partition_formulation(net_, domain_, objective_, bounds, partitions);
       for (int trial = 0; trial < 30; ++trial) {
         const Eigen::VectorXd x = sampler.next();
-        const std::vector<double> start = warm_start(f, *net_, x);
-        const double value = objective_.sign() * objective_.value(net_->forward(x));
+        const std::vector<double> start = warm_start(f, net_, x);
+        const double value = forward_value(x);
         EXPECT_LE(f.model.max_violation(start), 1e-9) << "N = " << partitions;
         EXPECT_NEAR(f.model.evaluate(start), value, 1e-9 * std::max(1.0, std::abs(value)));
       }
@@ -188,11 +145,12 @@ TEST_P(PartitionBruteForce, WarmStartIsFeasibleWithTheForwardValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     Partition, PartitionBruteForce,
-    ::testing::Values(Case{2, {6}, 1, false, false, 1}, Case{5, {10}, 1, true, false, 2},
-                      Case{6, {12}, 1, false, true, 3}, Case{3, {5, 5}, 1, false, false, 4},
-                      Case{4, {6, 6}, 1, true, true, 5}, Case{4, {6, 5}, 2, false, true, 6},
-                      Case{3, {4, 4, 4}, 1, false, false, 7}, Case{5, {4, 4, 3}, 1, true, false, 8},
-                      Case{5, {4, 4, 4}, 3, true, true, 9}));
+    ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{5, {10}, 1, true, false, 2},
+                      SmallCase{6, {12}, 1, false, true, 3}, SmallCase{3, {5, 5}, 1, false, false, 4},
+                      SmallCase{4, {6, 6}, 1, true, true, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
+                      SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{5, {4, 4, 3}, 1, true, false, 8},
+                      SmallCase{5, {4, 4, 4}, 3, true, true, 9}),
+    testing::small_case_name);
 
 }  // namespace
 }  // namespace reluopt

@@ -11,18 +11,8 @@
 namespace reluopt {
 namespace {
 
-// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
-//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
-// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
-// On [0,1]^2 the maximum is y = 2.5 at x = (1, 0): a = 1, b = 0 (b's pre-activation is exactly 0 there).
-Network tiny_network() {
-  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
-  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
-  return Network({hidden, output});
-}
-
 TEST(PatternLp, TinyNetworkRegionOptimum) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   const Domain box = Domain::unit_box(2);
   const Objective objective = Objective::output(1);
   ClpLp lp;
@@ -41,7 +31,7 @@ TEST(PatternLp, TinyNetworkRegionOptimum) {
 }
 
 TEST(PatternLp, MinimizationNegatesTheObjective) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   Objective minimize = Objective::output(1);
   minimize.sense = Sense::kMinimize;
   ClpLp lp;

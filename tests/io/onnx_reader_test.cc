@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,8 @@ struct BadFixture {
   std::string file;
   std::vector<std::string> words;  // each must appear in the error message
 };
+
+void PrintTo(const BadFixture& fixture, std::ostream* os) { *os << fixture.file; }
 
 class BadOnnxFixture : public ::testing::TestWithParam<BadFixture> {};
 
