@@ -101,7 +101,9 @@ int run_solve(const reluopt::cli::CliOptions& options) {
     };
   }
   std::signal(SIGINT, on_interrupt);
-  const SolveResult result = solve(network, domain, objective, options.solve, control);
+  SolveOptions solve_options = options.solve;
+  solve_options.sampling.record_values = options.values_file.has_value();
+  const SolveResult result = solve(network, domain, objective, solve_options, control);
   std::signal(SIGINT, SIG_DFL);
   if (show_progress) std::fprintf(stderr, "\r\033[K");
 

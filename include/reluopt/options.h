@@ -22,6 +22,7 @@ std::string method_name(Method method);
 struct SamplingOptions {
   long samples = 1000;            // the paper's warm-start setting
   int hit_and_run_thinning = 0;   // 0: max(10, d) steps between samples (polyhedral domains only)
+  bool record_values = false;     // keep X_i of every sample in SolveResult::sample_values (16 bytes a sample)
 };
 
 // How Algorithm 2 searches the regions around an LP optimum x*.

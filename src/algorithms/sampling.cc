@@ -65,7 +65,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
     const std::size_t hash = problem.network.activation_pattern(sample).hash();
-    records.emplace_back(i, hash);
+    if (options.sampling.record_values) records.emplace_back(i, hash);
     // The sample itself is feasible: keep it, so an LP failure never leaves us without a point.
     EvaluatedPoint sampled = evaluate_point(problem, sample);
     const double sample_value = sampled.value;

@@ -10,16 +10,6 @@
 namespace reluopt {
 namespace {
 
-// x1 ──( 1)──> a = relu(x1 - x2)       ──( 2)──┐
-//   ╲ (-1)                                      ├──> y = 2 a - b + 0.5
-// x2 ──( 1)──> b = relu(x1 + x2 - 1)  ──(-1)──┘
-// max over [0,1]^2: 2.5 at (1, 0).  min: -0.5 at (1, 1).
-Network tiny_network() {
-  DenseLayer hidden{Eigen::MatrixXd{{1.0, -1.0}, {1.0, 1.0}}, Eigen::VectorXd{{0.0, -1.0}}};
-  DenseLayer output{Eigen::MatrixXd{{2.0, -1.0}}, Eigen::VectorXd{{0.5}}};
-  return Network({hidden, output});
-}
-
 SolveOptions sampling(long samples, int threads, std::uint64_t seed = 0) {
   SolveOptions options;
   options.method = Method::kSampling;
@@ -36,7 +26,7 @@ void expect_honest(const Network& net, const Domain& domain, const Objective& ob
 }
 
 TEST(Sampling, FindsTheTinyNetworkMaximum) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), sampling(50, 1));
   expect_honest(net, Domain::unit_box(2), Objective::output(1), r);
   EXPECT_EQ(r.status, SolveStatus::kFeasible);
@@ -52,7 +42,7 @@ TEST(Sampling, FindsTheTinyNetworkMaximum) {
 }
 
 TEST(Sampling, MinimizesInTheUsersSense) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   Objective minimize = Objective::output(1);
   minimize.sense = Sense::kMinimize;
   const SolveResult r = solve(net, Domain::unit_box(2), minimize, sampling(50, 2));
@@ -96,7 +86,7 @@ TEST(Sampling, AnAffineNetworkIsSolvedToOptimality) {
 }
 
 TEST(Sampling, StopRequestBeforeStartReturnsNoSolution) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   std::atomic<bool> stop{true};
   RunControl control;
   control.stop = &stop;
@@ -124,7 +114,7 @@ TEST(Sampling, TimeLimitEndsALongRun) {
 }
 
 TEST(Sampling, RejectsBadInput) {
-  const Network net = tiny_network();
+  const Network net = testing::tiny_network();
   EXPECT_THROW(solve(net, Domain::unit_box(3), Objective::output(1), sampling(5, 1)), Error);
   EXPECT_THROW(solve(net, Domain::unit_box(2), Objective::output(2), sampling(5, 1)), Error);
   EXPECT_THROW(parse_method("simulated-annealing"), Error);
@@ -142,6 +132,7 @@ TEST(SamplingValues, OneValuePerSampleAndTheBestIsTheObjective) {
     SolveOptions options;
     options.method = method;
     options.sampling.samples = 300;
+    options.sampling.record_values = true;
     options.threads = 2;
     const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), options);
     ASSERT_EQ(r.sample_values.size(), 300u);
@@ -165,6 +156,7 @@ TEST(SamplingValues, MinimizationValuesAreInTheUsersSense) {
   SolveOptions options;
   options.method = Method::kSampling;
   options.sampling.samples = 100;
+  options.sampling.record_values = true;
   Objective minimize = Objective::output(1);
   minimize.sense = Sense::kMinimize;
   const SolveResult r = solve(net, Domain::unit_box(4), minimize, options);
