@@ -27,6 +27,23 @@ double parse_seconds(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
+bool FlagReader::next() {
+  if (next_ >= args_.size()) return false;
+  flag_ = args_[next_++];
+  inline_value_.reset();
+  if (flag_.rfind("--", 0) == 0 && flag_.find('=') != std::string::npos) {
+    inline_value_ = flag_.substr(flag_.find('=') + 1);
+    flag_ = flag_.substr(0, flag_.find('='));
+  }
+  return true;
+}
+
+std::string FlagReader::value() {
+  if (inline_value_) return *inline_value_;
+  if (next_ >= args_.size()) throw UsageError(flag_ + " needs a value");
+  return args_[next_++];
+}
+
 std::string help_text() {
   return R"(reluopt: optimize a linear function of a trained ReLU network's outputs over a polyhedron.
 
@@ -92,18 +109,10 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     throw UsageError("unknown command '" + command + "' (try 'reluopt --help')");
   }
 
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inline_value;
-    if (flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos) {
-      inline_value = flag.substr(flag.find('=') + 1);
-      flag = flag.substr(0, flag.find('='));
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
-      return args[++i];
-    };
+  for (FlagReader reader(args, 1); reader.next();) {
+    const std::string& flag = reader.flag();
+    auto value = [&] { return reader.value(); };
+    const bool inline_value = reader.has_inline_value();
     if (flag == "--help" || flag == "-h") {
       options.command = Command::kHelp;
       return options;

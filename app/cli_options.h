@@ -15,6 +15,23 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Walks command-line arguments from index `first`: each is a flag ("--flag value" or "--flag=value") or a
+// positional argument; value() takes the flag's value and throws UsageError when it is missing.
+class FlagReader {
+ public:
+  FlagReader(const std::vector<std::string>& args, std::size_t first) : args_(args), next_(first) {}
+  bool next();
+  const std::string& flag() const { return flag_; }
+  bool has_inline_value() const { return inline_value_.has_value(); }
+  std::string value();
+
+ private:
+  const std::vector<std::string>& args_;
+  std::size_t next_;
+  std::string flag_;
+  std::optional<std::string> inline_value_;
+};
+
 enum class Command { kHelp, kVersion, kSolve, kRelax };
 
 struct CliOptions {

@@ -42,18 +42,10 @@ double parse_double(const std::string& flag, const std::string& text) {
 
 EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
   EvtCommandOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inline_value;
-    if (flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos) {
-      inline_value = flag.substr(flag.find('=') + 1);
-      flag = flag.substr(0, flag.find('='));
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
-      return args[++i];
-    };
+  for (FlagReader reader(args, 0); reader.next();) {
+    const std::string& flag = reader.flag();
+    auto value = [&] { return reader.value(); };
+    const bool inline_value = reader.has_inline_value();
     if (flag == "--help" || flag == "-h") {
       options.help = true;
       return options;
