@@ -64,7 +64,8 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     if (deadline.expired()) break;
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
-    const std::size_t hash = problem.network.activation_pattern(sample).hash();
+    const ActivationPattern pattern = problem.network.activation_pattern(sample);
+    const std::size_t hash = pattern.hash();
     if (options.sampling.record_values) records.emplace_back(i, hash);
     // The sample itself is feasible: keep it, so an LP failure never leaves us without a point.
     EvaluatedPoint sampled = evaluate_point(problem, sample);
@@ -80,8 +81,8 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       if (improver) own_patterns[hash] = value;
       else shared.set_value(hash, value);
     };
-    const LinearModel model = pattern_lp(problem.network, problem.domain, problem.objective,
-                                         problem.network.activation_pattern(sample), &problem.interval);
+    const LinearModel model =
+        pattern_lp(problem.network, problem.domain, problem.objective, pattern, &problem.interval);
     const LpSolution solution = lp.solve(model, deadline.remaining());
     shared.lps.fetch_add(1, std::memory_order_relaxed);
     if (solution.status != LpStatus::kOptimal) {
