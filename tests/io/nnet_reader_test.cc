@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "io/reader_test_util.h"
 #include <nlohmann/json.hpp>
 
 #include "reluopt/error.h"
@@ -15,6 +17,9 @@
 
 namespace reluopt {
 namespace {
+
+using testing::error_message;
+using testing::to_vector;
 
 const std::string kNnetDir = std::string(RELUOPT_FIXTURES_DIR) + "/nnet/";
 
@@ -24,22 +29,6 @@ const nlohmann::json& expected_small() {
     return nlohmann::json::parse(in).at("small.nnet");
   }();
   return expected;
-}
-
-Eigen::VectorXd to_vector(const nlohmann::json& values) {
-  const std::vector<double> v = values.get<std::vector<double>>();
-  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
-}
-
-template <typename Read>
-std::string error_message(Read read) {
-  try {
-    read();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no reluopt::Error thrown";
-  return "";
 }
 
 void expect_matches_expected(const Network& network) {
