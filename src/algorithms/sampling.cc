@@ -11,7 +11,7 @@
 #include "algorithms/incumbent.h"
 #include "reluopt/domain_sampler.h"
 #include "reluopt/pattern_lp.h"
-#include "solver/clp_lp.h"
+#include "solver/dense_first_lp.h"
 
 namespace reluopt {
 
@@ -49,7 +49,7 @@ struct SharedState {
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
 void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
                      const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared) {
-  ClpLp lp;
+  DenseFirstLp lp;
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;

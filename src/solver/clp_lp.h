@@ -4,19 +4,11 @@
 #include <vector>
 
 #include "reluopt/linear_model.h"
+#include "solver/lp_solution.h"
 
 class ClpSimplex;
 
 namespace reluopt {
-
-enum class LpStatus { kOptimal, kInfeasible, kUnbounded, kTimeLimit, kError };
-
-struct LpSolution {
-  LpStatus status = LpStatus::kError;
-  double objective = 0.0;  // in the model's (maximized) sense, constant included
-  std::vector<double> values;
-  int iterations = 0;
-};
 
 // One objective of a kept model (ClpLp::maximize): no primal values, but a bound that is safe to use.
 struct LpBound {
