@@ -10,8 +10,12 @@
 //     (1 - sigma) LB_n <= v_n - z_n <= (1 - sigma) UB_n        for every n
 // z_n in [min(LB_n, 0), max(UB_n, 0)]. N = 1 is big-M with interval bounds; one input per set is the convex
 // hull of the neuron. Stable neurons are modelled exactly as in big-M (no sigma, no copies).
-// The neuron's own bounds [l, u] only decide stability and bound y: LB_n, UB_n come from the input columns, so
-// with bounds tighter than interval arithmetic (LP bounds) big-M's l and u can be tighter than N = 1's sums.
+// LB_n, UB_n come from the input columns, so with bounds [l, u] on the neuron tighter than interval arithmetic
+// (LP bounds) the sums of the sets' bounds are looser than l and u. We therefore add big-M's two upper rows
+// with the neuron's own bounds (MATH.md §3), valid for the same sigma:
+//     y <= u sigma,     y <= w^T x + b - l (1 - sigma)
+// so that the formulation is never weaker than big-M over the same bounds (Tsay et al. use only the sets'
+// interval bounds; with those the two rows are implied).
 //
 // Split: the equal-size partitioning of Tsay et al. (and OMLT's default_partition_split_func): sort the
 // neuron's inputs by weight, then cut the sorted order into min(N, inputs) contiguous groups whose sizes
@@ -58,7 +62,7 @@ struct Expression {
 
 // The relu y = max(0, w^T x + b) of one unstable neuron with the sets of `split`; returns the column of sigma.
 int add_partitioned_relu(MipFormulation& f, const DenseLayer& layer, int k, int j, int y,
-                         const std::vector<std::vector<int>>& split) {
+                         const std::vector<std::vector<int>>& split, double l, double u) {
   const std::vector<int>& inputs = layer_inputs(f, k);
   const double b = layer.bias[j];
   const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
@@ -101,6 +105,13 @@ int add_partitioned_relu(MipFormulation& f, const DenseLayer& layer, int k, int 
   f.model.add_row(active.index, active.value, 0.0, kInfinity, "active_nonnegative" + tag);
   f.model.add_row(inactive.index, inactive.value, -kInfinity, -b, "inactive_nonpositive" + tag);
   f.model.add_row(output.index, output.value, 0.0, 0.0, "output" + tag);
+  // big-M's rows with the neuron's bounds: y - u sigma <= 0 and y - w^T x - l sigma <= b - l.
+  f.model.add_row({y, sigma}, {1.0, -u}, -kInfinity, 0.0, "big_m_upper" + tag);
+  Expression big_m_lower;
+  big_m_lower.add(y, 1.0);
+  big_m_lower.add(sigma, -l);
+  for (std::size_t i = 0; i < inputs.size(); ++i) big_m_lower.add(inputs[i], -layer.weights(j, i));
+  f.model.add_row(big_m_lower.index, big_m_lower.value, -kInfinity, b - l, "big_m_lower" + tag);
   f.partition_neurons.push_back(std::move(neuron));
   return sigma;
 }
@@ -111,8 +122,10 @@ MipFormulation partition_formulation(const Network& network, const Domain& domai
                                      const NeuronBounds& bounds, int partitions) {
   if (partitions < 1)
     throw Error("partition formulation: the number of partitions must be >= 1, got " + std::to_string(partitions));
-  const auto partitioned_relu = [partitions](MipFormulation& f, const DenseLayer& layer, int k, int j, int y) {
-    return add_partitioned_relu(f, layer, k, j, y, equal_size_split(layer.weights.row(j).transpose(), partitions));
+  const auto partitioned_relu = [partitions, &bounds](MipFormulation& f, const DenseLayer& layer, int k, int j,
+                                                      int y) {
+    return add_partitioned_relu(f, layer, k, j, y, equal_size_split(layer.weights.row(j).transpose(), partitions),
+                                bounds.lower[k][j], bounds.upper[k][j]);
   };
   MipFormulation f = formulate_network(network, domain, objective, bounds, partitioned_relu);
   f.partitions = partitions;

@@ -107,6 +107,19 @@ TEST_P(PartitionBruteForce, OneSetHasTheBigMRelaxation) {
   }
 }
 
+// With LP bounds, tighter than the interval bounds of the sets' sums, big-M's rows keep partitions no weaker.
+TEST_P(PartitionBruteForce, NoWeakerThanBigMWithLpBounds) {
+  BoundOptions options;
+  options.method = BoundMethod::kLp;
+  options.threads = 1;
+  const NeuronBounds bounds = compute_bounds(net_, domain_, options, Deadline());
+  const double big_m = lp_relaxation(big_m_formulation(net_, domain_, objective_, bounds).model);
+  for (int partitions : {1, 2, 4}) {
+    const double relaxation = lp_relaxation(partition_formulation(net_, domain_, objective_, bounds, partitions).model);
+    EXPECT_LE(relaxation, big_m + 1e-7 * std::max(1.0, std::abs(big_m))) << "N = " << partitions;
+  }
+}
+
 TEST_P(PartitionBruteForce, CbcReachesTheEnumeratedMaximumAndRelaxationsAreNoWeaker) {
   const double exact = testing::brute_force_max(net_, domain_, objective_);
   for (const NeuronBounds& bounds : bounds_) {
