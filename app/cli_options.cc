@@ -65,7 +65,7 @@ Options of solve:
                        mip-cuts   big-M plus Anderson et al. cuts
                        partition  Tsay et al. partition formulation (--partitions N)
   --samples N          number of samples (enhanced, sampling)                  [1000]
-  --local-search KIND  enhanced: flip | bnb | paper                             [flip]
+  --local-search KIND  enhanced: flip | flip-mip | bnb | paper                  [flip]
                        flip   single flips of tight neurons by warm-started LPs, exact check when <= 12 tight
                        bnb    exact local MIP by our branch-and-bound on warm-started CLP
                        paper  the paper's local MIP on CBC and its gap test, as written

@@ -32,8 +32,11 @@ struct SamplingOptions {
 //   kBranchAndBound  the same MIP by a small depth-first branch-and-bound over warm-started CLP
 //   kFlip            hill climbing over single flips of tight neurons (warm-started LPs), with the exact
 //                    branch-and-bound when no flip improves and at most 12 neurons are tight
+//   kFlipMip         kFlip, and when no flip improves and more than 12 neurons are tight, the paper's MIP by
+//                    CBC from the point, within node_limit nodes (kFlipMipNodes when 0)
 // All but kPaper start on the gap test made safe near zero: |max - lp| <= gap * max(|max|, |lp|).
-enum class LocalSearch { kPaper, kBranchAndBound, kFlip };
+enum class LocalSearch { kPaper, kBranchAndBound, kFlip, kFlipMip };
+inline constexpr long kFlipMipNodes = 500;
 
 LocalSearch parse_local_search(const std::string& name);
 std::string local_search_name(LocalSearch kind);
@@ -43,7 +46,7 @@ struct EnhancedOptions {
   double eps = 1e-6;            // a neuron is tight at x* when |h| <= eps
   LocalSearch local_search = LocalSearch::kFlip;
   int max_free = 0;             // cap on free binaries per local MIP (the tightest kept); 0: no cap
-  long node_limit = 0;          // kBranchAndBound: cap on node LPs per neighbourhood; 0: no cap
+  long node_limit = 0;          // kBranchAndBound: cap on node LPs per neighbourhood; kFlipMip: CBC nodes; 0: default
 };
 
 struct MipMethodOptions {

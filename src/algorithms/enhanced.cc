@@ -210,6 +210,18 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
     if (!search.best_found && static_cast<int>(mip.free.size()) <= kExactLimit && !deadline.expired()) {
       for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) lp.set_col_bounds(neuron.z_col, 0.0, 1.0);
       dive(search);
+    } else if (!search.best_found && options_.local_search == LocalSearch::kFlipMip && !deadline.expired()) {
+      // Many tight neurons and no single flip helps: the paper's MIP, by CBC within a node limit (a count, not
+      // a time, so that runs stay deterministic).
+      const std::vector<double> mip_start = neighbourhood_start(mip, problem_.network, current.x);
+      MipOptions mip_options;
+      mip_options.start = &mip_start;
+      mip_options.node_limit = options_.node_limit > 0 ? options_.node_limit : kFlipMipNodes;
+      const MipSolution solution = solve_mip(mip.model, deadline, mip_options);
+      if (!solution.values.empty()) {
+        EvaluatedPoint point = evaluate_columns(solution.values);
+        if (point.value > current.value + improvement_tolerance(current.value)) search.best_found = std::move(point);
+      }
     }
     counters_.mips.fetch_add(1, std::memory_order_relaxed);
     counters_.lps.fetch_add(search.nodes, std::memory_order_relaxed);
@@ -237,9 +249,9 @@ bool gap_test(double best, double lp, double gap) {
 }
 
 LocalSearch parse_local_search(const std::string& name) {
-  for (LocalSearch kind : {LocalSearch::kFlip, LocalSearch::kBranchAndBound, LocalSearch::kPaper})
+  for (LocalSearch kind : {LocalSearch::kFlip, LocalSearch::kFlipMip, LocalSearch::kBranchAndBound, LocalSearch::kPaper})
     if (name == local_search_name(kind)) return kind;
-  throw Error("unknown local search '" + name + "' (available: flip, bnb, paper)");
+  throw Error("unknown local search '" + name + "' (available: flip, flip-mip, bnb, paper)");
 }
 
 std::string local_search_name(LocalSearch kind) {
@@ -247,6 +259,7 @@ std::string local_search_name(LocalSearch kind) {
     case LocalSearch::kPaper: return "paper";
     case LocalSearch::kBranchAndBound: return "bnb";
     case LocalSearch::kFlip: return "flip";
+    case LocalSearch::kFlipMip: return "flip-mip";
   }
   return "unknown";
 }
@@ -262,7 +275,8 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
       case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, options.enhanced, counters);
       case LocalSearch::kBranchAndBound:
         return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, options.enhanced, counters);
-      case LocalSearch::kFlip: return std::make_unique<FlipLocalSearch>(problem, bounds, options.enhanced, counters);
+      case LocalSearch::kFlip:
+      case LocalSearch::kFlipMip: return std::make_unique<FlipLocalSearch>(problem, bounds, options.enhanced, counters);
     }
     throw Error("unknown local search");
   };

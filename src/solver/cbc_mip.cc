@@ -99,6 +99,7 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
     const double remaining = deadline.remaining();
     if (std::isfinite(remaining)) cbc.setMaximumSeconds(std::max(remaining, 0.01));
     if (options.threads > 1) cbc.setNumberThreads(options.threads);
+    if (options.node_limit > 0) cbc.setMaximumNodes(static_cast<int>(std::min<long>(options.node_limit, 1L << 30)));
     // The default gap tolerances would stop short of the 1e-6 relative gap we report as optimal.
     cbc.setAllowableGap(1e-10);
     cbc.setAllowableFractionGap(1e-9);

@@ -149,7 +149,7 @@ class Cli(unittest.TestCase):
         self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
 
     def test_enhanced_local_search_variants(self):
-        for kind in ("flip", "bnb", "paper"):
+        for kind in ("flip", "flip-mip", "bnb", "paper"):
             result, _ = self.solve(self.model, "--method", "enhanced", "--local-search", kind, "--samples", "40")
             self.assertEqual(result["method"], "enhanced")
             self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
