@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "reluopt/error.h"
 
@@ -23,6 +24,19 @@ double parse_seconds(const std::string& flag, const std::string& text) {
   const double value = parse_number<double>(flag, text);
   if (!(value >= 0.0) || !std::isfinite(value)) throw UsageError(flag + " must be a finite number >= 0");
   return value;
+}
+
+// "EPS,DELTA": EPS > 0 in the objective's units, DELTA in (0, 1).
+StopRuleOptions parse_stop_rule(const std::string& flag, const std::string& text) {
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
+    throw UsageError(flag + " takes EPS,DELTA (e.g. 0.01,0.05), not '" + text + "'");
+  StopRuleOptions rule;
+  rule.eps = parse_number<double>(flag, text.substr(0, comma));
+  rule.delta = parse_number<double>(flag, text.substr(comma + 1));
+  if (!(rule.eps > 0.0) || !std::isfinite(rule.eps)) throw UsageError(flag + ": EPS must be a finite number > 0");
+  if (!(rule.delta > 0.0 && rule.delta < 1.0)) throw UsageError(flag + ": DELTA must lie strictly between 0 and 1");
+  return rule;
 }
 
 }  // namespace
@@ -74,6 +88,9 @@ Options of solve:
   --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
   --node-limit N       enhanced, bnb: node LPs per local search (0: no limit)  [0]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
+  --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
+                       with probability >= 1 - DELTA (checked at 100 samples, then each time the samples grew
+                       by 20%); --samples becomes a cap, unlimited unless given
   --threads T          worker threads                                          [all cores]
   --seed K             random seed; the same seed and thread count give the same answer   [0]
   --partitions N       sets per neuron for --method partition                  [2]
@@ -109,6 +126,7 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     throw UsageError("unknown command '" + command + "' (try 'reluopt --help')");
   }
 
+  bool samples_given = false;
   for (FlagReader reader(args, 1); reader.next();) {
     const std::string& flag = reader.flag();
     auto value = [&] { return reader.value(); };
@@ -129,6 +147,9 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--samples") {
       options.solve.sampling.samples = parse_number<long>(flag, value());
       if (options.solve.sampling.samples < 1) throw UsageError("--samples must be >= 1");
+      samples_given = true;
+    } else if (flag == "--stop-rule") {
+      options.solve.sampling.stop_rule = parse_stop_rule(flag, value());
     } else if (flag == "--time-limit") {
       options.time_limit = parse_seconds(flag, value());
     } else if (flag == "--threads") {
@@ -196,6 +217,12 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
   if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
   if (options.command == Command::kRelax && options.solve.method == Method::kSampling)
     throw UsageError("relax needs a MIP method: --method mip, mip-cuts or partition");
+  if (options.solve.sampling.stop_rule) {
+    if (options.command != Command::kSolve ||
+        (options.solve.method != Method::kSampling && options.solve.method != Method::kEnhanced))
+      throw UsageError("--stop-rule applies to solve with --method enhanced or sampling");
+    if (!samples_given) options.solve.sampling.samples = std::numeric_limits<long>::max();
+  }
   return options;
 }
 

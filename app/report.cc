@@ -20,8 +20,23 @@ std::string stop_text(const SolveResult& result) {
       return result.samples > 0 ? "all samples done" : "search finished";
     case StopReason::kTimeLimit: return "time limit reached";
     case StopReason::kInterrupted: return "interrupted";
+    case StopReason::kStopRule: return "stopping rule met";
   }
   return "";
+}
+
+// The stop rule's verdict and, with a fit, the fitted optimum with its interval (the lines of summary_text).
+std::string stop_rule_text(const StopRuleReport& rule) {
+  std::ostringstream out;
+  out << "  stop rule   " << stop_rule_verdict_name(rule.verdict) << " (eps " << format_number(rule.eps) << ", delta "
+      << format_number(rule.delta) << "; " << rule.checks << " checks, the last at " << rule.samples_at_decision
+      << " samples)\n";
+  if (!rule.fitted) return out.str();
+  out << "              optimum M " << format_number(rule.estimate) << " [" << format_number(rule.lower) << ", "
+      << format_number(rule.upper) << "] (" << rule.family << " fit), P(best misses M by > eps) "
+      << format_number(rule.probability_upper) << " at the interval's far end, needs <= delta/2; N "
+      << format_number(rule.n_required) << "\n";
+  return out.str();
 }
 
 }  // namespace
@@ -54,6 +69,7 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   }
   if (result.method == "enhanced")
     out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
+  if (result.stop_rule) out << stop_rule_text(*result.stop_rule);
   char timing[128];
   std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,
                 result.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.seed));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "reluopt/bounds.h"
@@ -19,10 +20,23 @@ enum class Method {
 Method parse_method(const std::string& name);
 std::string method_name(Method method);
 
+// A statistical stopping rule for the sampling methods (reluopt::stopping_rule, MATH.md section 8): at the
+// checkpoints first_check, then each time the number of samples has grown by the factor `growth`, fit the
+// values X_i of the samples so far and stop when the fitted probability that the best of them is more than eps
+// below the true maximum is at most delta. The decision at checkpoint n sees exactly samples 0..n-1 (no sample
+// >= n starts before it is known), so the same seed and thread count still give the same answer.
+struct StopRuleOptions {
+  double eps = 0.0;               // > 0, in the objective's units
+  double delta = 0.05;            // in (0, 1)
+  long first_check = 100;         // >= 1; the rule needs 100 values for a decision
+  double growth = 1.2;            // > 1: checkpoints at max(n + 1, ceil(growth n))
+};
+
 struct SamplingOptions {
-  long samples = 1000;            // the paper's warm-start setting
+  long samples = 1000;            // the paper's warm-start setting; with a stop rule, a cap
   int hit_and_run_thinning = 0;   // 0: max(10, d) steps between samples (polyhedral domains only)
   bool record_values = false;     // keep X_i of every sample in SolveResult::sample_values (16 bytes a sample)
+  std::optional<StopRuleOptions> stop_rule;  // sampling and enhanced only; keeps X_i (16 bytes a sample)
 };
 
 // How Algorithm 2 searches the regions around an LP optimum x*.

@@ -17,7 +17,7 @@ enum class SolveStatus {
   kNoSolution,  // nothing found within the limits
 };
 
-enum class StopReason { kCompleted, kTimeLimit, kInterrupted };
+enum class StopReason { kCompleted, kTimeLimit, kInterrupted, kStopRule };
 
 std::string status_name(SolveStatus status);
 
@@ -25,6 +25,31 @@ std::string status_name(SolveStatus status);
 inline constexpr double kOptimalRelativeGap = 1e-6;
 inline constexpr double kOptimalAbsoluteGap = 1e-9;
 std::string stop_reason_name(StopReason reason);
+
+// What the stopping rule (SamplingOptions::stop_rule) decided, from its last check. Values in the user's sense:
+// for a minimization the rule runs on -g and estimate, lower and upper are turned back (lower <= upper).
+enum class StopRuleVerdict {
+  kStopped,     // a check passed: the run stopped there
+  kNotReached,  // the sample cap, the time limit or Ctrl-C came first (the last check had a fit)
+  kNoFit,       // no check had a finite-endpoint fit to decide on (too few or all-equal values)
+};
+std::string stop_rule_verdict_name(StopRuleVerdict verdict);  // "stopped", "not_reached", "no_fit"
+
+struct StopRuleReport {
+  double eps = 0.0;
+  double delta = 0.0;
+  StopRuleVerdict verdict = StopRuleVerdict::kNoFit;
+  long samples_at_decision = 0;  // n of the last check (0: none)
+  int checks = 0;
+  bool fitted = false;           // the last check had a fit; the fields below are from it
+  std::string family;            // the fit used ("beta", "reversed_weibull", "genextreme")
+  double estimate = 0.0;         // the fitted optimum M
+  double lower = 0.0;            // [lower, upper]: from the best value so far to the far end of M's interval
+  double upper = 0.0;            //   (+-infinity when the likelihood is too flat to bound M)
+  double probability = 1.0;      // P(best value is more than eps short of M) under the fit
+  double probability_upper = 1.0;  // the same with M at the far end of its interval (what the rule tests)
+  double n_required = 0.0;       // samples at which the test would pass if the fit stayed the same
+};
 
 struct SolveResult {
   std::string method;
@@ -57,6 +82,7 @@ struct SolveResult {
   std::vector<std::pair<long, double>> sample_values;
   // (seconds, objective) each time the incumbent improved, objective in the user's sense.
   std::vector<std::pair<double, double>> trajectory;
+  std::optional<StopRuleReport> stop_rule;  // with SamplingOptions::stop_rule
   std::string version = RELUOPT_VERSION;
 };
 

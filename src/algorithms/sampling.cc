@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <thread>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 
+#include "algorithms/checkpoint_gate.h"
 #include "algorithms/incumbent.h"
 #include "reluopt/domain_sampler.h"
+#include "reluopt/error.h"
+#include "reluopt/evt.h"
 #include "reluopt/pattern_lp.h"
 #include "solver/dense_first_lp.h"
 
@@ -20,9 +24,17 @@ namespace {
 // Per-pattern values: the maximum found from the pattern's region (NaN while it is being solved).
 using PatternValues = std::unordered_map<std::size_t, double>;
 
+// X_i of one sample as its thread recorded it: the value, or NaN when it is the value of `pattern` that another
+// thread solves (sampling without an improver) or that a time limit cut short.
+struct SampleRecord {
+  std::size_t pattern;
+  double value;
+};
+
 // State shared by the sampling threads.
 struct SharedState {
-  explicit SharedState(const Deadline& deadline) : incumbent(&deadline) {}
+  SharedState(const Deadline& deadline, int threads)
+      : incumbent(&deadline), records(threads), gathered(threads, 0) {}
 
   std::mutex patterns_mutex;
   PatternValues solved_patterns;  // keyed by 64-bit pattern hashes
@@ -32,9 +44,14 @@ struct SharedState {
   std::atomic<long> lp_failures{0};
   std::atomic<int> finished{0};
   Incumbent incumbent;
-  std::mutex records_mutex;
-  std::vector<std::pair<long, double>> sample_values;        // (sample index, X_i)
-  std::vector<std::pair<long, std::size_t>> pending_values;  // (sample index, pattern hash), shared patterns
+  // Thread t records its samples t, t + T, ... in order; gather() moves them into `values`.
+  std::vector<std::vector<SampleRecord>> records;
+  std::vector<long> gathered;                       // per thread: records already moved
+  std::vector<std::pair<long, double>> values;      // (sample index, X_i), maximized sense, by index
+  // The stop rule's last check.
+  std::optional<StoppingDecision> decision;
+  long decision_samples = 0;
+  int checks = 0;
 
   bool first_visit(std::size_t hash) {
     std::lock_guard<std::mutex> lock(patterns_mutex);
@@ -44,29 +61,51 @@ struct SharedState {
     std::lock_guard<std::mutex> lock(patterns_mutex);
     solved_patterns[hash] = value;
   }
+
+  // Moves every thread's records into `values`, resolving a pending value by its pattern, when no thread is
+  // recording (at a checkpoint or after the join). The moved samples all follow those moved before. Values a
+  // time limit cut short are left out.
+  void gather(bool resolve_patterns) {
+    const long threads = static_cast<long>(records.size());
+    std::vector<std::pair<long, double>> fresh;
+    std::lock_guard<std::mutex> lock(patterns_mutex);
+    for (long t = 0; t < threads; ++t) {
+      for (const SampleRecord& record : records[t]) {
+        const long index = t + gathered[t]++ * threads;
+        double value = record.value;
+        if (std::isnan(value) && resolve_patterns) value = solved_patterns.at(record.pattern);
+        if (!std::isnan(value)) fresh.emplace_back(index, value);
+      }
+      records[t].clear();
+    }
+    std::sort(fresh.begin(), fresh.end());
+    values.insert(values.end(), fresh.begin(), fresh.end());
+  }
 };
 
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
 void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
-                     const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared) {
+                     const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared,
+                     CheckpointGate* gate) {
   DenseFirstLp lp;
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;
   PatternValues own_patterns;  // with an improver: this thread's solved patterns
-  std::vector<std::pair<long, std::size_t>> records;
+  const bool recording = options.sampling.record_values || options.sampling.stop_rule.has_value();
+  std::vector<SampleRecord>& records = shared.records[thread];
   double thread_best = -kInfinity;
   auto offer = [&](EvaluatedPoint point) {
     thread_best = std::max(thread_best, point.value);
     shared.incumbent.offer(std::move(point));
   };
   for (long i = thread; i < options.sampling.samples; i += threads) {
-    if (deadline.expired()) break;
+    if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
     const ActivationPattern pattern = problem.network.activation_pattern(sample);
     const std::size_t hash = pattern.hash();
-    if (options.sampling.record_values) records.emplace_back(i, hash);
+    if (recording) records.push_back({hash, std::numeric_limits<double>::quiet_NaN()});
     // The sample itself is feasible: keep it, so an LP failure never leaves us without a point.
     EvaluatedPoint sampled = evaluate_point(problem, sample);
     const double sample_value = sampled.value;
@@ -75,11 +114,14 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
                                 : shared.first_visit(hash);
     if (!first) {
       shared.duplicates.fetch_add(1, std::memory_order_relaxed);
+      // Without an improver another thread may still be solving the pattern: gather() looks its value up.
+      if (recording && improver) records.back().value = own_patterns.at(hash);
       continue;
     }
     auto record_value = [&](double value) {
       if (improver) own_patterns[hash] = value;
       else shared.set_value(hash, value);
+      if (recording) records.back().value = value;
     };
     const LinearModel model =
         pattern_lp(problem.network, problem.domain, problem.objective, pattern, &problem.interval);
@@ -104,13 +146,53 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     }
     record_value(value);
   }
-  // Values of patterns another thread may still be solving are looked up after every thread has finished.
-  std::lock_guard<std::mutex> lock(shared.records_mutex);
-  for (const auto& [index, hash] : records) {
-    if (improver) shared.sample_values.emplace_back(index, own_patterns.at(hash));
-    else shared.pending_values.emplace_back(index, hash);
-  }
+  if (gate != nullptr) gate->leave();
   shared.finished.fetch_add(1);
+}
+
+// The stop rule at checkpoint n, on X_i of samples 0..n-1 (the gate holds every worker): true to go on.
+bool check_stop_rule(const StopRuleOptions& rule, long n, int threads, bool resolve_patterns,
+                     const Deadline& deadline, SharedState& shared) {
+  if (deadline.expired()) return false;  // samples below n may be unfinished; the run ends anyway
+  shared.gather(resolve_patterns);
+  std::vector<double> values;
+  values.reserve(shared.values.size());
+  for (const auto& [index, value] : shared.values) values.push_back(value);
+  StoppingOptions stopping;
+  stopping.threads = threads;
+  StoppingDecision decision;
+  try {
+    decision = stopping_rule(values, rule.eps, rule.delta, stopping);
+  } catch (const Error&) {
+    // A value that is not finite: no decision at this checkpoint.
+  }
+  ++shared.checks;
+  shared.decision = decision;
+  shared.decision_samples = n;
+  return !decision.stop;
+}
+
+// The rule's last check in the user's sense (sign -1: it ran on -g, so M and its interval turn around).
+StopRuleReport stop_rule_report(const StopRuleOptions& rule, const SharedState& shared, double sign) {
+  StopRuleReport report;
+  report.eps = rule.eps;
+  report.delta = rule.delta;
+  report.checks = shared.checks;
+  report.samples_at_decision = shared.decision_samples;
+  const std::optional<StoppingDecision>& d = shared.decision;
+  report.fitted = d && d->fitted;
+  report.verdict = d && d->stop       ? StopRuleVerdict::kStopped
+                   : report.fitted ? StopRuleVerdict::kNotReached
+                                   : StopRuleVerdict::kNoFit;
+  if (!report.fitted) return report;
+  report.family = family_name(d->family);
+  report.estimate = sign * d->estimate;
+  report.lower = sign > 0 ? d->lower : -d->upper;
+  report.upper = sign > 0 ? d->upper : -d->lower;
+  report.probability = d->probability;
+  report.probability_upper = d->probability_upper;
+  report.n_required = d->n_required;
+  return report;
 }
 
 }  // namespace
@@ -125,11 +207,16 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   const long samples = options.sampling.samples;
   const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
 
-  SharedState shared(deadline);
+  SharedState shared(deadline, threads);
+  std::optional<CheckpointGate> gate;
+  if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule)
+    gate.emplace(threads, rule->first_check, rule->growth, [&, rule = *rule](long n) {
+      return check_stop_rule(rule, n, threads, !improver, deadline, shared);
+    });
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, threads, std::cref(deadline),
-                         std::cref(improver), std::ref(shared));
+                         std::cref(improver), std::ref(shared), gate ? &*gate : nullptr);
   double next_progress = control.progress_interval;
   while (shared.finished.load() < threads) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -154,17 +241,21 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   result.seed = options.seed;
   result.threads = threads;
   result.seconds = deadline.elapsed();
-  result.stopped_by = deadline.interrupted()            ? StopReason::kInterrupted
+  const bool rule_stopped = shared.decision && shared.decision->stop;
+  result.stopped_by = deadline.interrupted()     ? StopReason::kInterrupted
+                      : rule_stopped             ? StopReason::kStopRule
                       : result.samples < samples ? StopReason::kTimeLimit
-                                                          : StopReason::kCompleted;
+                                                 : StopReason::kCompleted;
   shared.incumbent.fill(problem, result);
+  const double sign = problem.objective.sign();
+  if (options.sampling.stop_rule) result.stop_rule = stop_rule_report(*options.sampling.stop_rule, shared, sign);
   // X_i of the paper's Appendix: the value reached from each sample's region, in sample order. A region whose
   // LP the deadline cut short has no value.
-  for (const auto& [index, hash] : shared.pending_values)
-    shared.sample_values.emplace_back(index, shared.solved_patterns.at(hash));
-  std::sort(shared.sample_values.begin(), shared.sample_values.end());
-  for (const auto& [index, value] : shared.sample_values)
-    if (!std::isnan(value)) result.sample_values.emplace_back(index, problem.objective.sign() * value);
+  if (options.sampling.record_values) {
+    shared.gather(!improver);
+    result.sample_values.reserve(shared.values.size());
+    for (const auto& [index, value] : shared.values) result.sample_values.emplace_back(index, sign * value);
+  }
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem.
   if (result.status == SolveStatus::kFeasible && problem.interval.num_unstable() == 0 && result.lps > 0 &&
       result.lp_failures == 0) {

@@ -30,8 +30,9 @@ class RegionImprover {
 };
 using ImproverFactory = std::function<std::unique_ptr<RegionImprover>()>;
 
-// Uses options.sampling, options.threads and options.seed; stops at the sample count, the deadline or its
-// stop request. With an improver (Algorithm 2), each thread skips only the patterns it solved itself and
+// Uses options.sampling, options.threads and options.seed; stops at the sample count, the deadline, its
+// stop request or, with options.sampling.stop_rule, when the rule's check at a checkpoint passes (the decision
+// at checkpoint n sees X_i of samples 0..n-1 in index order; no sample >= n starts before it is known). With an improver (Algorithm 2), each thread skips only the patterns it solved itself and
 // tests the local-search condition against its own best, so that the answer still depends only on the seed
 // and the thread count.
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,

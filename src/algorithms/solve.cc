@@ -1,5 +1,7 @@
 #include "reluopt/solve.h"
 
+#include <cmath>
+
 #include "algorithms/enhanced.h"
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
@@ -39,6 +41,16 @@ std::string stop_reason_name(StopReason reason) {
     case StopReason::kCompleted: return "completed";
     case StopReason::kTimeLimit: return "time_limit";
     case StopReason::kInterrupted: return "interrupted";
+    case StopReason::kStopRule: return "stop_rule";
+  }
+  return "unknown";
+}
+
+std::string stop_rule_verdict_name(StopRuleVerdict verdict) {
+  switch (verdict) {
+    case StopRuleVerdict::kStopped: return "stopped";
+    case StopRuleVerdict::kNotReached: return "not_reached";
+    case StopRuleVerdict::kNoFit: return "no_fit";
   }
   return "unknown";
 }
@@ -49,6 +61,14 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
   if (options.threads < 0) throw Error("the number of threads must be >= 0");
   if (options.mip.partitions < 1) throw Error("the number of partitions must be >= 1");
   if (options.mip.warm_start_samples < 1) throw Error("the number of warm-start samples must be >= 1");
+  if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule) {
+    if (options.method != Method::kSampling && options.method != Method::kEnhanced)
+      throw Error("the stop rule applies to the sampling and enhanced methods only");
+    if (!(rule->eps > 0.0) || !std::isfinite(rule->eps)) throw Error("the stop rule's eps must be a finite number > 0");
+    if (!(rule->delta > 0.0 && rule->delta < 1.0)) throw Error("the stop rule's delta must lie in (0, 1)");
+    if (rule->first_check < 1 || !(rule->growth > 1.0) || !std::isfinite(rule->growth))
+      throw Error("the stop rule's first check must be >= 1 and its growth a finite number > 1");
+  }
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
   switch (options.method) {

@@ -48,6 +48,24 @@ json vector_json(const Eigen::VectorXd& v) {
   return out;
 }
 
+json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+// The stop rule's verdict; the fit's numbers are null without a fit, an infinite end or N is null.
+json stop_rule_json(const StopRuleReport& rule) {
+  const auto fitted = [&](double value) { return rule.fitted ? finite_or_null(value) : json(nullptr); };
+  return {{"eps", rule.eps},
+          {"delta", rule.delta},
+          {"verdict", stop_rule_verdict_name(rule.verdict)},
+          {"samples_at_decision", rule.samples_at_decision},
+          {"checks", rule.checks},
+          {"family", rule.fitted ? json(rule.family) : json(nullptr)},
+          {"estimate", fitted(rule.estimate)},
+          {"interval", rule.fitted ? json::array({finite_or_null(rule.lower), finite_or_null(rule.upper)}) : json(nullptr)},
+          {"probability", fitted(rule.probability)},
+          {"probability_upper", fitted(rule.probability_upper)},
+          {"n_required", fitted(rule.n_required)}};
+}
+
 }  // namespace
 
 Domain read_domain_json(const std::string& path) {
@@ -123,6 +141,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   json trajectory = json::array();
   for (const auto& [seconds, value] : result.trajectory) trajectory.push_back({seconds, value});
   out["trajectory"] = std::move(trajectory);
+  if (result.stop_rule) out["stop_rule"] = stop_rule_json(*result.stop_rule);
   if (!result.bound_method.empty()) {
     out["formulation"] = {{"bounds", result.bound_method},
                           {"binaries", result.binaries},

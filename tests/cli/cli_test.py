@@ -238,6 +238,64 @@ class Cli(unittest.TestCase):
         self.assertGreaterEqual(relaxation["bound"], optimum["objective"] - 1e-7)
         self.assertEqual(relaxation["formulation"], "big-M")
 
+    # ---- the stopping rule -------------------------------------------------------------------------------
+    def stop_rule_model(self):
+        """A 3 -> 16 -> 16 -> 1 network with a few dozen regions: the rule stops after a few hundred samples."""
+        model = self.path("stop_rule.onnx")
+        if not os.path.exists(model):
+            write_gemm_onnx(xavier_layers([3, 16, 16, 1], seed=1), model)
+        return model
+
+    def test_stop_rule_ends_the_run_the_same_way_twice(self):
+        layers = xavier_layers([3, 16, 16, 1], seed=1)
+        model = self.stop_rule_model()
+        for method in ("sampling", "enhanced"):
+            args = (model, "--method", method, "--stop-rule", "0.001,0.05", "--samples", "20000", "--threads", "2",
+                    "--seed", "3")
+            a, proc = self.solve(*args)
+            b, _ = self.solve(*args)
+            self.assertEqual(a["stopped_by"], "stop_rule", method)
+            self.assertIn("stop rule", proc.stdout)
+            rule = a["stop_rule"]
+            self.assertEqual(sorted(rule), sorted(["eps", "delta", "verdict", "samples_at_decision", "family",
+                                                   "estimate", "interval", "probability", "probability_upper",
+                                                   "n_required", "checks"]))
+            self.assertEqual(rule["verdict"], "stopped")
+            self.assertEqual((rule["eps"], rule["delta"]), (0.001, 0.05))
+            self.assertEqual(rule["samples_at_decision"], a["samples"])
+            self.assertLess(a["samples"], 20000)
+            self.assertGreater(rule["checks"], 1)
+            self.assertIn(rule["family"], ("beta", "reversed_weibull", "genextreme"))
+            self.assertLessEqual(rule["probability_upper"], 0.025)
+            self.assertLessEqual(rule["probability"], rule["probability_upper"])
+            lo, hi = rule["interval"]
+            self.assertEqual(lo, a["objective"])
+            self.assertTrue(lo <= rule["estimate"] <= hi)
+            self.assertGreater(rule["n_required"], 0)
+            self.assertEqual((a["samples"], a["x"], a["objective"], a["stop_rule"]),
+                             (b["samples"], b["x"], b["objective"], b["stop_rule"]))
+            self.assert_honest(a, layers, np.eye(1)[0], 0.0, [0] * 3, [1] * 3)
+
+    def test_stop_rule_cap_and_minimization(self):
+        result, _ = self.solve(self.model, "--method", "sampling", "--samples", "300", "--stop-rule", "1e-9,0.05")
+        self.assertEqual(result["stopped_by"], "completed")
+        self.assertEqual(result["samples"], 300)
+        self.assertEqual(result["stop_rule"]["verdict"], "not_reached")
+        self.assertEqual(result["stop_rule"]["samples_at_decision"], 250)  # checks at 100, 120, ..., 250
+        objective = self.write_json("min_stop.json", {"sense": "min", "weights": [1.0]})
+        result, _ = self.solve(self.stop_rule_model(), "--objective", objective, "--method", "sampling",
+                               "--stop-rule", "0.003,0.05", "--samples", "20000")
+        rule = result["stop_rule"]
+        self.assertEqual(rule["verdict"], "stopped")
+        lo, hi = rule["interval"]  # the user's sense: from the fitted minimum up to the best value
+        self.assertEqual(hi, result["objective"])
+        self.assertTrue(lo <= rule["estimate"] <= hi)
+
+    def test_stop_rule_flag_errors(self):
+        for bad in ("0,0.05", "-1,0.05", "inf,0.05", "0.01,0", "0.01,1", "0.01", "0.01,0.05,1", "x,0.05", ","):
+            self.assert_bad_input(["solve", self.model, "--stop-rule", bad], 2, "--stop-rule")
+        self.assert_bad_input(["solve", self.model, "--method", "mip", "--stop-rule", "0.01,0.05"], 2, "--stop-rule")
+
     # ---- bad input: one line, exit 1 (input) or 2 (command line) ---------------------------------------
     def test_missing_model(self):
         self.assert_bad_input(["solve", self.path("nope.onnx")], 1, "nope.onnx")
