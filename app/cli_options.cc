@@ -101,6 +101,10 @@ Options of solve:
   --verbose            show the MIP solver's log
   --json FILE          write the result as JSON
   --values-out FILE    enhanced, sampling: write X_i, the value reached from each sample, as CSV
+  --evt                enhanced, sampling: extreme-value analysis of the run's X_i, in the summary and under
+                       "evt" in the JSON (for a minimization, of -g; the optimum estimate in the user's sense);
+                       eps and delta of N(eps, delta) from --stop-rule, else 1% of the range and 0.05
+  --evt-plot FILE      --evt, and draw its histogram with the top three fits as a PNG (needs gnuplot)
   --quiet              no progress line on stderr
 
 Exit codes: 0 the run finished (whatever it found: see status), 1 bad input, 2 bad command line.
@@ -150,6 +154,12 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       samples_given = true;
     } else if (flag == "--stop-rule") {
       options.solve.sampling.stop_rule = parse_stop_rule(flag, value());
+    } else if (flag == "--evt") {
+      if (inline_value) throw UsageError("--evt takes no value");
+      options.evt = true;
+    } else if (flag == "--evt-plot") {
+      options.evt_plot_file = value();
+      options.evt = true;
     } else if (flag == "--time-limit") {
       options.time_limit = parse_seconds(flag, value());
     } else if (flag == "--threads") {
@@ -217,6 +227,7 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
   if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
   if (options.command == Command::kRelax && options.solve.method == Method::kSampling)
     throw UsageError("relax needs a MIP method: --method mip, mip-cuts or partition");
+  if (options.evt && options.command != Command::kSolve) throw UsageError("--evt and --evt-plot apply to solve");
   if (options.solve.sampling.stop_rule) {
     if (options.command != Command::kSolve ||
         (options.solve.method != Method::kSampling && options.solve.method != Method::kEnhanced))

@@ -41,6 +41,8 @@ struct CliOptions {
   std::optional<std::string> objective_file;
   std::optional<std::string> json_file;
   std::optional<std::string> values_file;
+  bool evt = false;                         // --evt (or --evt-plot): analyse the run's own X_i
+  std::optional<std::string> evt_plot_file;
   double time_limit = -1.0;  // < 0: none
   bool quiet = false;
   SolveOptions solve;

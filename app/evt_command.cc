@@ -30,6 +30,7 @@ struct EvtCommandOptions {
   std::optional<std::string> plot_file;
   std::optional<double> eps;
   double delta = 0.05;
+  int threads = 0;
 };
 
 double parse_double(const std::string& flag, const std::string& text) {
@@ -45,7 +46,6 @@ EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
   for (FlagReader reader(args, 0); reader.next();) {
     const std::string& flag = reader.flag();
     auto value = [&] { return reader.value(); };
-    const bool inline_value = reader.has_inline_value();
     if (flag == "--help" || flag == "-h") {
       options.help = true;
       return options;
@@ -59,6 +59,11 @@ EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
     } else if (flag == "--delta") {
       options.delta = parse_double(flag, value());
       if (!(options.delta > 0.0 && options.delta < 1.0)) throw UsageError("--delta must lie strictly between 0 and 1");
+    } else if (flag == "--threads") {
+      const double threads = parse_double(flag, value());
+      if (!(threads >= 1.0 && threads <= 1024.0) || threads != std::floor(threads))
+        throw UsageError("--threads must be a whole number from 1 to 1024");
+      options.threads = static_cast<int>(threads);
     } else if (flag.rfind("-", 0) == 0 && flag.size() > 1) {
       throw UsageError("unknown option '" + flag + "' for evt (try 'reluopt evt --help')");
     } else if (options.values_file.empty()) {
@@ -78,22 +83,6 @@ bool on_path(const std::string& program) {
   while (std::getline(dirs, dir, ':'))
     if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
   return false;
-}
-
-void draw_plot(const std::string& script, const std::string& png) {
-  if (!on_path("gnuplot"))
-    throw Error("cannot draw '" + png + "': gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
-  // gnuplot reading a pipe carries on after an error: a PNG that cannot be opened would go to its stdout.
-  FILE* pipe = popen("gnuplot >/dev/null", "w");
-  if (!pipe) throw Error("cannot start gnuplot to draw '" + png + "'");
-  // A gnuplot that exits early must not kill us with SIGPIPE; its exit status reports the failure.
-  void (*previous)(int) = std::signal(SIGPIPE, SIG_IGN);
-  std::fwrite(script.data(), 1, script.size(), pipe);
-  const int status = pclose(pipe);
-  std::signal(SIGPIPE, previous);
-  std::error_code ignored;
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::filesystem::file_size(png, ignored) == 0)
-    throw Error("gnuplot failed to draw '" + png + "' (its message is above)");
 }
 
 std::string format(const char* spec, double value) {
@@ -153,11 +142,27 @@ std::string summary_text(const EvtReport& r, const std::string& path, bool eps_i
 
 }  // namespace
 
+void draw_evt_plot(const std::string& script, const std::string& png) {
+  if (!on_path("gnuplot"))
+    throw Error("cannot draw '" + png + "': gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+  // gnuplot reading a pipe carries on after an error: a PNG that cannot be opened would go to its stdout.
+  FILE* pipe = popen("gnuplot >/dev/null", "w");
+  if (!pipe) throw Error("cannot start gnuplot to draw '" + png + "'");
+  // A gnuplot that exits early must not kill us with SIGPIPE; its exit status reports the failure.
+  void (*previous)(int) = std::signal(SIGPIPE, SIG_IGN);
+  std::fwrite(script.data(), 1, script.size(), pipe);
+  const int status = pclose(pipe);
+  std::signal(SIGPIPE, previous);
+  std::error_code ignored;
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::filesystem::file_size(png, ignored) == 0)
+    throw Error("gnuplot failed to draw '" + png + "' (its message is above)");
+}
+
 std::string evt_help_text() {
   return R"(reluopt evt: extreme-value analysis of the values X_i that sampling reached.
 
 Usage:
-  reluopt evt VALUES.csv [--json FILE] [--plot FILE.png] [--eps E] [--delta D]
+  reluopt evt VALUES.csv [--json FILE] [--plot FILE.png] [--eps E] [--delta D] [--threads T]
 
 VALUES.csv is what 'reluopt solve ... --values-out VALUES.csv' writes (header "sample,value"). The analysis
 is of the right tail (maxima): for a minimization, negate the values first.
@@ -170,6 +175,7 @@ is of the right tail (maxima): for a minimization, negate the values first.
   --plot FILE     draw the histogram and the top three densities as a PNG (needs gnuplot)
   --eps E         distance to the maximum for N(eps, delta)         [1% of the range of the values]
   --delta D       failure probability for N(eps, delta)             [0.05]
+  --threads T     fit the families on T threads (the results do not depend on it)   [all cores]
 )";
 }
 
@@ -183,6 +189,7 @@ int run_evt_command(const std::vector<std::string>& args) {
   EvtOptions evt;
   evt.eps = options.eps;
   evt.delta = options.delta;
+  evt.threads = options.threads;
   EvtReport report;
   try {
     report = analyse_extremes(values, evt);
@@ -191,7 +198,7 @@ int run_evt_command(const std::vector<std::string>& args) {
   }
   std::cout << summary_text(report, options.values_file, !options.eps) << std::flush;
   if (options.json_file) write_text_file(*options.json_file, evt_report_to_json(report));
-  if (options.plot_file) draw_plot(evt_plot_script(report, *options.plot_file), *options.plot_file);
+  if (options.plot_file) draw_evt_plot(evt_plot_script(report, *options.plot_file), *options.plot_file);
   return 0;
 }
 

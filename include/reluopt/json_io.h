@@ -1,6 +1,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "reluopt/domain.h"
 #include "reluopt/objective.h"
@@ -21,6 +23,8 @@ struct RunInfo {
   std::string model;      // the model path
   std::string domain;     // the domain's description
   std::string objective;  // the objective's description
+  // Analyses of the run added to the result under their keys, each a JSON text (e.g. "evt").
+  std::vector<std::pair<std::string, std::string>> sections;
 };
 
 // The result as JSON (a contract other tools read; see README). Values are in the user's sense.

@@ -142,6 +142,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   for (const auto& [seconds, value] : result.trajectory) trajectory.push_back({seconds, value});
   out["trajectory"] = std::move(trajectory);
   if (result.stop_rule) out["stop_rule"] = stop_rule_json(*result.stop_rule);
+  for (const auto& [key, text] : info.sections) out[key] = json::parse(text);
   if (!result.bound_method.empty()) {
     out["formulation"] = {{"bounds", result.bound_method},
                           {"binaries", result.binaries},

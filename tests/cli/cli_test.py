@@ -6,6 +6,7 @@ Usage: cli_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -238,7 +239,7 @@ class Cli(unittest.TestCase):
         self.assertGreaterEqual(relaxation["bound"], optimum["objective"] - 1e-7)
         self.assertEqual(relaxation["formulation"], "big-M")
 
-    # ---- the stopping rule -------------------------------------------------------------------------------
+    # ---- extreme values and the stopping rule ---------------------------------------------------------
     def stop_rule_model(self):
         """A 3 -> 16 -> 16 -> 1 network with a few dozen regions: the rule stops after a few hundred samples."""
         model = self.path("stop_rule.onnx")
@@ -291,10 +292,60 @@ class Cli(unittest.TestCase):
         self.assertEqual(hi, result["objective"])
         self.assertTrue(lo <= rule["estimate"] <= hi)
 
-    def test_stop_rule_flag_errors(self):
+    def test_evt_section_is_the_evt_report(self):
+        values = self.path("evt_values.csv")
+        result, proc = self.solve(self.model, "--method", "sampling", "--samples", "300", "--evt",
+                                  "--values-out", values)
+        evt = result["evt"]
+        self.assertIn("evt ", proc.stdout)
+        self.assertEqual((evt["n"], evt["sense"], evt["analysed"]), (300, "max", "g"))
+        self.assertGreaterEqual(len(evt["fits"]), 3)
+        for fit in evt["fits"]:
+            self.assertTrue({"family", "params", "rss"} <= set(fit))
+        self.assertTrue({"best_fit", "moment", "moment_ci"} <= set(evt["gamma"]))
+        self.assertTrue({"eps", "delta", "n_tail", "n_closed_form"} <= set(evt["sample_complexity"]))
+        if evt["endpoint"] is None:
+            self.assertIsNone(evt["optimum"])
+        else:
+            self.assertEqual(evt["optimum"]["estimate"], evt["endpoint"]["estimate"])
+            self.assertGreaterEqual(evt["optimum"]["estimate"], result["objective"])
+        # The same report as `reluopt evt` on the run's values.
+        report = self.path("evt_report.json")
+        proc = self.run_tool("evt", values, "--json", report, "--threads", "1")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(report) as f:
+            standalone = json.load(f)
+        self.assertEqual({k: v for k, v in evt.items() if k not in ("sense", "analysed", "optimum")}, standalone)
+
+    def test_evt_of_a_minimization_and_its_plot(self):
+        objective = self.write_json("min_evt.json", {"sense": "min", "weights": [1.0]})
+        plot = self.path("evt.png")
+        result, _ = self.solve(self.stop_rule_model(), "--objective", objective, "--method", "sampling",
+                               "--samples", "400", "--stop-rule", "0.01,0.1", "--evt-plot", plot)
+        evt = result["evt"]
+        self.assertEqual((evt["sense"], evt["analysed"]), ("min", "-g"))
+        self.assertEqual((evt["sample_complexity"]["eps"], evt["sample_complexity"]["delta"]), (0.01, 0.1))
+        self.assertAlmostEqual(evt["max"], -result["objective"], delta=1e-12)
+        self.assertIsNotNone(evt["endpoint"])
+        self.assertEqual(evt["optimum"]["estimate"], -evt["endpoint"]["estimate"])
+        self.assertEqual(evt["optimum"]["ci"], [-evt["endpoint"]["ci"][1], -evt["endpoint"]["ci"][0]])
+        self.assertLessEqual(evt["optimum"]["estimate"], result["objective"])
+        if shutil.which("gnuplot"):
+            with open(plot, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_evt_with_too_few_values_still_succeeds(self):
+        result, proc = self.solve(self.model, "--samples", "10", "--evt")
+        self.assertIn("at least 30 values", result["evt"]["error"])
+        self.assertEqual(result["evt"]["n"], 10)
+        self.assertIn("evt         none", proc.stdout)
+
+    def test_stop_rule_and_evt_flag_errors(self):
         for bad in ("0,0.05", "-1,0.05", "inf,0.05", "0.01,0", "0.01,1", "0.01", "0.01,0.05,1", "x,0.05", ","):
             self.assert_bad_input(["solve", self.model, "--stop-rule", bad], 2, "--stop-rule")
         self.assert_bad_input(["solve", self.model, "--method", "mip", "--stop-rule", "0.01,0.05"], 2, "--stop-rule")
+        self.assert_bad_input(["relax", self.model, "--evt"], 2, "--evt")
+        self.assert_bad_input(["solve", self.model, "--evt=yes"], 2, "--evt")
 
     # ---- bad input: one line, exit 1 (input) or 2 (command line) ---------------------------------------
     def test_missing_model(self):

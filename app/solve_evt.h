@@ -1,0 +1,27 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "reluopt/objective.h"
+#include "reluopt/options.h"
+#include "reluopt/result.h"
+
+namespace reluopt::cli {
+
+// `reluopt solve --evt`: the extreme-value analysis (reluopt::analyse_extremes) of the run's own X_i.
+struct SolveEvt {
+  std::string json;     // the result JSON's "evt" section
+  std::string summary;  // lines for the text report
+  std::string plot;     // with a plot file and a report: the gnuplot script that draws it (draw_evt_plot)
+};
+
+// The analysis runs on the right tail of the maximized values: X_i for a maximization, -X_i for a minimization.
+// The JSON is what `reluopt evt` writes for those values, plus "sense", "analysed" ("g" or "-g") and "optimum"
+// (the endpoint turned back into the user's sense: {"estimate", "ci": [lo, hi]}, null without a finite end).
+// eps and delta of N(eps, delta) are the stop rule's when options has one. With fewer than kMinEvtValues values
+// or all values equal the section is {"error": why, "n", "sense", "analysed"} and there is nothing to draw.
+SolveEvt analyse_solve_values(const SolveResult& result, Sense sense, const SolveOptions& options,
+                              const std::optional<std::string>& plot_file);
+
+}  // namespace reluopt::cli
