@@ -285,6 +285,33 @@ TEST(EvtStoppingRule, StopsOnAStreamWithAKnownEndpoint) {
   EXPECT_LE(std::pow(cdf(truth, 1.0 - eps), static_cast<double>(*n)), delta) << "stopped at " << *n;
 }
 
+// On the checkpoints `reluopt solve --stop-rule` uses (100, then x1.2) and streams of other families: the rule
+// stops, and not before the true probability of missing M by more than eps is at most delta.
+TEST(EvtStoppingRule, StopsOnTheSolveScheduleOnlyOnceTheTrueProbabilityIsReached) {
+  struct Stream {
+    Distribution truth;
+    double eps;
+  };
+  // 1 - F(M - eps) is about 0.003 for each, so about ln(20) / 0.003 = 1000 samples are needed.
+  const std::vector<Stream> streams = {{reversed_weibull(2.5, 5.0, 1.0), 0.1},
+                                       {gev(-0.3, 0.0, 1.0), 0.6},
+                                       {beta(1.5, 2.5, -1.0, 3.0), 0.3}};
+  const double delta = 0.05;
+  for (std::size_t s = 0; s < streams.size(); ++s) {
+    const Distribution& truth = streams[s].truth;
+    const double eps = streams[s].eps, end = *right_endpoint(truth);
+    const std::vector<double> stream = draw(truth, 8000, 20 + s);
+    std::optional<std::size_t> stopped;
+    for (std::size_t n = 100; n <= stream.size() && !stopped;
+         n = std::max(n + 1, static_cast<std::size_t>(std::ceil(1.2 * static_cast<double>(n))))) {
+      if (stopping_rule({stream.begin(), stream.begin() + static_cast<long>(n)}, eps, delta).stop) stopped = n;
+    }
+    ASSERT_TRUE(stopped) << family_name(truth.family);
+    EXPECT_LE(std::pow(cdf(truth, end - eps), static_cast<double>(*stopped)), delta)
+        << family_name(truth.family) << " stopped at " << *stopped;
+  }
+}
+
 TEST(EvtStoppingRule, PluginRuleStopsOnItsProbabilityAndCanStopTooEarly) {
   const Distribution truth = beta(2.0, 3.0, 0.0, 1.0);
   StoppingOptions plugin;
