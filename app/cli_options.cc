@@ -79,14 +79,14 @@ Options of solve:
                        mip-cuts   big-M plus Anderson et al. cuts
                        partition  Tsay et al. partition formulation (--partitions N)
   --samples N          number of samples (enhanced, sampling)                  [1000]
-  --local-search KIND  enhanced: flip | flip-mip | bnb | paper                  [flip]
+  --local-search KIND  enhanced: flip | flip-mip | bnb | paper                  [flip-mip]
                        flip   single flips of tight neurons by warm-started LPs, exact check when <= 12 tight
                        bnb    exact local MIP by our branch-and-bound on warm-started CLP
                        paper  the paper's local MIP on CBC and its gap test, as written
   --gap G              enhanced: local search when |best - lp| <= G max(|best|, |lp|)   [0.6667]
   --eps E              enhanced: a neuron is tight when |pre-activation| <= E   [1e-6]
   --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
-  --node-limit N       enhanced, bnb: node LPs per local search (0: no limit)  [0]
+  --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500)  [0]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
                        with probability >= 1 - DELTA (checked at 100 samples, then each time the samples grew

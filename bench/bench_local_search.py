@@ -19,13 +19,15 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import acceptance_common as ac  # noqa: E402
 import netgen  # noqa: E402
-from bench_sampling import check_reluopt, cpu_model, resolve_binary  # noqa: E402
+from bench_sampling import cpu_model, resolve_binary  # noqa: E402
 
 NETWORKS = [(1, 20), (1, 200), (2, 20), (2, 100), (2, 1000)]  # (hidden layers, d)
 VARIANTS = [
     ("sampling", ["--method", "sampling"]),
-    ("enhanced flip (default)", ["--local-search", "flip"]),
+    ("enhanced flip", ["--local-search", "flip"]),
+    ("enhanced flip-mip", ["--local-search", "flip-mip"]),
     ("enhanced bnb", ["--local-search", "bnb"]),
     ("enhanced bnb, 200 nodes", ["--local-search", "bnb", "--node-limit", "200"]),
     ("enhanced paper (CBC)", ["--local-search", "paper"]),
@@ -43,51 +45,66 @@ def main():
     ap.add_argument("--net-seed", type=int, default=555)
     ap.add_argument("--reluopt", default=os.path.join(os.path.dirname(HERE), "build", "reluopt"))
     ap.add_argument("--out", default=os.path.join(HERE, "results", "local_search"))
+    ap.add_argument("--variants", nargs="+", default=None, help="run only these variants (names as in the table)")
+    ap.add_argument("--no-digits", action="store_true", help="leave out the digits classifier")
     args = ap.parse_args()
+    variants = [(n, f) for n, f in VARIANTS if args.variants is None or n in args.variants]
     work = tempfile.mkdtemp(prefix="reluopt_ls_")
     binary = os.path.join(work, "reluopt")
     shutil.copy2(resolve_binary(args.reluopt), binary)
-    rows, problems = [], []
+    instances = []
     for layers_count, d in NETWORKS:
         seed = args.net_seed + 10000 * layers_count + d
-        layers = netgen.make_network(d, [100] * layers_count, seed)
-        model = os.path.join(work, "net.onnx")
-        netgen.write_onnx(layers, model)
-        row = {"layers": layers_count, "d": d, "net_seed": seed, "runs": {}}
-        for name, flags in VARIANTS:
+        inst = ac.Instance("%d layer%s, d=%d" % (layers_count, "s" if layers_count > 1 else "", d),
+                           netgen.make_network(d, [100] * layers_count, seed), ac.box_domain(d),
+                           dict(sense="max", weights=[1.0], constant=0.0))
+        inst.meta = {"layers": layers_count, "d": d, "net_seed": seed}
+        instances.append(inst)
+    if not args.no_digits:
+        inst, _ = ac.digits_instance()
+        inst.name, inst.meta = "digits classifier (L-inf 0.2)", {"instance": "digits_r0.2_img0"}
+        instances.append(inst)
+    rows, problems = [], []
+    for k, inst in enumerate(instances):
+        name_on_disk = inst.name
+        inst.name = "inst%d" % k
+        inst.write(work)
+        inst.name = name_on_disk
+        row = dict(inst.meta, network=inst.name, runs={})
+        for name, flags in variants:
             out = os.path.join(work, "out.json")
-            cmd = [binary, "solve", model, "--method", "enhanced", "--samples", "1000000000", "--time-limit",
+            cmd = [binary, "solve", inst.model_path, "--domain", inst.domain_path, "--objective",
+                   inst.objective_path, "--method", "enhanced", "--samples", "1000000000", "--time-limit",
                    str(args.budget), "--threads", str(args.threads), "--seed", str(args.seed), "--json", out,
                    "--quiet"] + flags
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.budget * 3 + 60)
             if proc.returncode != 0:
-                problems.append("%s on L%d d=%d: exit %d %s" % (name, layers_count, d, proc.returncode, proc.stderr))
+                problems.append("%s on %s: exit %d %s" % (name, inst.name, proc.returncode, proc.stderr))
                 continue
             with open(out) as fh:
                 js = json.load(fh)
-            issues, _ = check_reluopt(layers, js)
-            problems += ["%s on L%d d=%d: %s" % (name, layers_count, d, p) for p in issues if "lps (" not in p]
+            problems += ["%s on %s: %s" % (name, inst.name, p) for p in ac.check_result(inst, js)]
             row["runs"][name] = {k: js.get(k) for k in ("objective", "samples", "lps", "local_searches", "mips",
                                                         "seconds")}
-            print("L%d d=%-4d %-28s %.6f  samples %d  searches %d  local MIPs %d" % (
-                layers_count, d, name, js["objective"], js["samples"], js["local_searches"], js["mips"]),
-                flush=True)
+            print("%-32s %-22s %.6f  samples %d  searches %d  local MIPs %d" % (
+                inst.name, name, js["objective"], js["samples"], js["local_searches"], js["mips"]), flush=True)
         rows.append(row)
     meta = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "machine": cpu_model(),
             "nproc": os.cpu_count(), "load_at_end": os.getloadavg(), "budget_seconds": args.budget,
             "threads": args.threads, "python": platform.python_version()}
     with open(args.out + ".json", "w") as fh:
         json.dump({"meta": meta, "rows": rows, "problems": problems}, fh, indent=1)
-    names = [n for n, _ in VARIANTS]
+    names = [n for n, _ in variants]
     lines = ["# Local search of the enhanced algorithm: which default?", "",
              "Generated by `bench/bench_local_search.py` on %s (%s, %d cores, load at end %.1f). Each cell: best "
-             "objective after %g s with %d threads (Xavier networks, hidden layers of 100, [0,1]^d, maximize); "
+             "objective after %g s with %d threads (Xavier networks, hidden layers of 100, [0,1]^d, maximize the "
+             "output; the digits classifier of acceptance_enhanced.py (c), certified optimum 16.813517); "
              "best of each row in bold. Below each value: samples / local searches / local MIPs (neighbourhoods)."
              % (meta["date"], meta["machine"], meta["nproc"], meta["load_at_end"][0], args.budget, args.threads), "",
              "| network | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for row in rows:
         values = [row["runs"].get(n, {}).get("objective") for n in names]
-        best = max(v for v in values if v is not None)
+        best = max((v for v in values if v is not None), default=None)
         cells = []
         for n, v in zip(names, values):
             r = row["runs"].get(n)
@@ -95,10 +112,9 @@ def main():
                 cells.append("ERR")
                 continue
             text = "%.4f" % v
-            cells.append(("**%s**" % text if v >= best - 1e-9 else text) + "<br>%d / %d / %d" % (
+            cells.append(("**%s**" % text if best is not None and v >= best - 1e-9 else text) + "<br>%d / %d / %d" % (
                 r["samples"], r["local_searches"], r["mips"]))
-        lines.append("| %d layer%s, d=%d | %s |" % (row["layers"], "s" if row["layers"] > 1 else "", row["d"],
-                                                    " | ".join(cells)))
+        lines.append("| %s | %s |" % (row["network"], " | ".join(cells)))
     if problems:
         lines += ["", "## Problems", ""] + ["- " + p for p in problems]
     with open(args.out + ".md", "w") as fh:

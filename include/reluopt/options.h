@@ -58,7 +58,7 @@ std::string local_search_name(LocalSearch kind);
 struct EnhancedOptions {
   double gap = 2.0 / 3.0;       // the paper's exploration/exploitation parameter
   double eps = 1e-6;            // a neuron is tight at x* when |h| <= eps
-  LocalSearch local_search = LocalSearch::kFlip;
+  LocalSearch local_search = LocalSearch::kFlipMip;
   int max_free = 0;             // cap on free binaries per local MIP (the tightest kept); 0: no cap
   long node_limit = 0;          // kBranchAndBound: cap on node LPs per neighbourhood; kFlipMip: CBC nodes; 0: default
 };
