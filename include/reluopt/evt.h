@@ -177,7 +177,9 @@ EvtReport analyse_extremes(const std::vector<double>& values, const EvtOptions& 
 // A stopping rule for a sampling run: is the best value so far within eps of the true maximum M with
 // probability >= 1 - delta? Cheap enough to call every few hundred samples (it refits only the finite-endpoint
 // families; a GEV fit with xi >= 0 is not used); its cost grows with n, so call it on a geometric schedule
-// (e.g. each time n has grown by 20%) for long runs. See src/stats/stopping_rule.cc for the formulas.
+// (e.g. each time n has grown by 20%) for long runs. It stops only when the test passes for every finite-endpoint
+// fit whose RSS is within rss_tie_band * noise_rss of the lowest (the fits the histogram cannot tell apart); the
+// decision is that of the best-ranked fit, or of the first tied fit that fails. See src/stats/stopping_rule.cc.
 struct StoppingOptions {
   std::size_t min_values = 100;   // fewer values: no decision (stop = false, fitted = false)
   std::vector<Family> families = {Family::kBeta, Family::kReversedWeibull, Family::kGenExtreme};
@@ -191,7 +193,7 @@ struct StoppingOptions {
 struct StoppingDecision {
   bool stop = false;
   bool fitted = false;            // false: too few values, all values equal, or no finite-endpoint fit
-  Family family = Family::kBeta;  // the fit used
+  Family family = Family::kBeta;  // the fit the decision is from
   double estimate = 0.0;          // M, the fitted right endpoint (>= the largest value)
   // [largest value, M_up]: M_up is the upper end of the profile-likelihood interval of M at level 1 - delta
   // (one-sided level 1 - delta/2); +infinity when the likelihood is too flat to bound M.

@@ -10,6 +10,7 @@
 
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
+#include "reluopt/evt_json.h"
 
 namespace reluopt {
 namespace {
@@ -285,31 +286,61 @@ TEST(EvtStoppingRule, StopsOnAStreamWithAKnownEndpoint) {
   EXPECT_LE(std::pow(cdf(truth, 1.0 - eps), static_cast<double>(*n)), delta) << "stopped at " << *n;
 }
 
-// On the checkpoints `reluopt solve --stop-rule` uses (100, then x1.2) and streams of other families: the rule
-// stops, and not before the true probability of missing M by more than eps is at most delta.
+// On the checkpoints `reluopt solve --stop-rule` uses (100, then x1.2) and streams of three families: the rule
+// never stops before the true probability of missing M by more than eps is at most delta, and on the beta stream
+// it stops. (On the reversed Weibull and GEV streams a beta fit stays as close to the histogram as the true
+// family with a wide endpoint interval, the end's shape and position trading off, so the rule, which needs every
+// such fit to pass, may wait long past the ~1000 samples the true family needs.)
 TEST(EvtStoppingRule, StopsOnTheSolveScheduleOnlyOnceTheTrueProbabilityIsReached) {
   struct Stream {
     Distribution truth;
     double eps;
+    int length;
+    bool must_stop;
   };
   // 1 - F(M - eps) is about 0.003 for each, so about ln(20) / 0.003 = 1000 samples are needed.
-  const std::vector<Stream> streams = {{reversed_weibull(2.5, 5.0, 1.0), 0.1},
-                                       {gev(-0.3, 0.0, 1.0), 0.6},
-                                       {beta(1.5, 2.5, -1.0, 3.0), 0.3}};
+  const std::vector<Stream> streams = {{beta(1.5, 2.5, -1.0, 3.0), 0.3, 3000, true},
+                                       {reversed_weibull(2.5, 5.0, 1.0), 0.1, 1500, false},
+                                       {gev(-0.3, 0.0, 1.0), 0.6, 1500, false}};
   const double delta = 0.05;
   for (std::size_t s = 0; s < streams.size(); ++s) {
     const Distribution& truth = streams[s].truth;
     const double eps = streams[s].eps, end = *right_endpoint(truth);
-    const std::vector<double> stream = draw(truth, 8000, 20 + s);
+    const std::vector<double> stream = draw(truth, streams[s].length, 20 + s);
     std::optional<std::size_t> stopped;
     for (std::size_t n = 100; n <= stream.size() && !stopped;
          n = std::max(n + 1, static_cast<std::size_t>(std::ceil(1.2 * static_cast<double>(n))))) {
       if (stopping_rule({stream.begin(), stream.begin() + static_cast<long>(n)}, eps, delta).stop) stopped = n;
     }
-    ASSERT_TRUE(stopped) << family_name(truth.family);
-    EXPECT_LE(std::pow(cdf(truth, end - eps), static_cast<double>(*stopped)), delta)
-        << family_name(truth.family) << " stopped at " << *stopped;
+    if (streams[s].must_stop) {
+      EXPECT_TRUE(stopped) << family_name(truth.family);
+    }
+    if (stopped) {
+      EXPECT_LE(std::pow(cdf(truth, end - eps), static_cast<double>(*stopped)), delta)
+          << family_name(truth.family) << " stopped at " << *stopped;
+    }
   }
+}
+
+// X_i of the first 432 samples of `reluopt solve` on the 100 -> 100 -> 1 Xavier network of bench/evt_tables.py
+// (netgen seed 10100, --method sampling --threads 1 --seed 1), whose best value is 3.145 at n = 100 and 3.271 at
+// n = 432; longer runs reach 3.4705. The reversed Weibull fit ties its tail to the bulk and put M_up at 3.28-3.37
+// on every checkpoint up to 432, so with eps = 0.21 the rule, on that fit alone, stopped at n = 100 more than eps
+// short of a value the network reaches. The beta fit, as close to the histogram, keeps M_up near 4.
+TEST(EvtStoppingRule, WaitsWhileAFitAsCloseToTheHistogramLeavesTheEndpointOpen) {
+  const std::vector<double> values = read_values_csv(RELUOPT_FIXTURES_DIR "/evt/xavier_d100_values.csv");
+  ASSERT_EQ(values.size(), 432u);
+  const double eps = 0.21, reached = 3.4705;
+  int checks = 0;
+  // The checkpoints 100, 120, ..., 300, where the best value is still more than eps below 3.4705.
+  for (std::size_t n = 100; n <= values.size(); n = std::max(n + 1, static_cast<std::size_t>(std::ceil(1.2 * n)))) {
+    const std::vector<double> head(values.begin(), values.begin() + static_cast<long>(n));
+    if (*std::max_element(head.begin(), head.end()) + eps >= reached) break;
+    const StoppingDecision d = stopping_rule(head, eps, 0.05);
+    EXPECT_FALSE(d.stop) << "n = " << n << ": " << family_name(d.family) << " M_up " << d.upper;
+    ++checks;
+  }
+  EXPECT_EQ(checks, 7);
 }
 
 TEST(EvtStoppingRule, PluginRuleStopsOnItsProbabilityAndCanStopTooEarly) {
