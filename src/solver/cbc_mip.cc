@@ -98,7 +98,11 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
     cbc.setUseElapsedTime(true);
     const double remaining = deadline.remaining();
     if (std::isfinite(remaining)) cbc.setMaximumSeconds(std::max(remaining, 0.01));
-    if (options.threads > 1) cbc.setNumberThreads(options.threads);
+    // CBC 2.10.8 aborts (CbcRowCuts::eraseRowCut: assertion `found >= 0') when our cut generator runs at
+    // nodes of a multi-threaded tree (bench/results/cut_frequency.md); at the root only it is safe. Cuts inside
+    // the tree therefore get one thread.
+    const bool cuts_in_tree = options.separator != nullptr && options.cut_frequency > 0;
+    if (options.threads > 1 && !cuts_in_tree) cbc.setNumberThreads(options.threads);
     if (options.node_limit > 0) cbc.setMaximumNodes(static_cast<int>(std::min<long>(options.node_limit, 1L << 30)));
     // The default gap tolerances would stop short of the 1e-6 relative gap we report as optimal.
     cbc.setAllowableGap(1e-10);

@@ -26,7 +26,7 @@ struct MipOptions {
   bool verbose = false;                    // CBC's own log on stdout
   const std::vector<double>* start = nullptr;  // a full feasible column vector (MIP start)
   const CutSeparator* separator = nullptr;     // extra cuts, e.g. Anderson et al.
-  int cut_frequency = -99;                 // CBC's howOften: -99 root only, k > 0 every k nodes
+  int cut_frequency = -99;                 // CBC's howOften: -99 root only, k > 0 every k nodes (one thread)
   long node_limit = 0;                     // stop after this many branch-and-bound nodes; 0: no limit
   // Called now and then from the solver's thread with (incumbent, bound, nodes) in the model's sense.
   std::function<void(std::optional<double>, double, long)> on_progress;

@@ -83,6 +83,24 @@ INSTANTIATE_TEST_SUITE_P(
                       MipCase{Method::kPartition, BoundMethod::kLp, 1, false, 8}),
     mip_case_name);
 
+// CBC 2.10.8 aborts (CbcRowCuts::eraseRowCut: assertion `found >= 0') when a cut generator runs inside a
+// multi-threaded tree. Anderson cuts every K nodes with 2 threads must still end with the proven optimum.
+TEST(Mip, CutsInsideTheTreeWithTwoThreadsDoNotCrash) {
+  const Network net = testing::random_network(5, {50, 50}, 1, 1);
+  const Domain domain = Domain::unit_box(5);
+  const Objective objective = Objective::output(1);
+  SolveOptions options = mip_options(Method::kMipCuts, BoundMethod::kProgressive);
+  options.threads = 2;
+  for (int frequency : {1, 10}) {
+    options.mip.cut_frequency = frequency;
+    RunControl control;
+    control.time_limit = 60.0;
+    const SolveResult r = solve(net, domain, objective, options, control);
+    ASSERT_EQ(r.status, SolveStatus::kOptimal) << "every " << frequency << " nodes";
+    EXPECT_DOUBLE_EQ(r.objective, objective.value(net.forward(r.x)));
+  }
+}
+
 TEST(Mip, WarmStartIsUsedAndNeverWorsensTheAnswer) {
   const Network net = testing::random_network(6, {12, 12}, 1, 21);
   SolveOptions options = mip_options(Method::kMip, BoundMethod::kProgressive);
