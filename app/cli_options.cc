@@ -98,7 +98,7 @@ Options of solve:
   --warm-start sampling  run Algorithm 1 first and give its best point to the MIP as a start
   --warm-start-samples N samples of that warm start (inside the same time limit)   [1000]
   --cut-frequency K    mip-cuts: separate Anderson cuts at the root only (-1) or every K nodes
-                       (then CBC runs on one thread)                                   [-1]
+                       (then CBC runs on one thread)                                   [100]
   --verbose            show the MIP solver's log
   --json FILE          write the result as JSON
   --values-out FILE    enhanced, sampling: write X_i, the value reached from each sample, as CSV
