@@ -32,14 +32,13 @@ double subtract_scaled_row(double* __restrict row, double factor, const double* 
 
 }  // namespace
 
-LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_seconds) {
-  LpSolution solution;
-  solution.status = LpStatus::kError;
+bool DenseDualSimplex::load(const LinearModel& model) {
   const int n = model.num_cols();
   rows_.clear();
   for (int r = 0; r < model.num_rows(); ++r)
     if (std::isfinite(model.row_lower()[r]) || std::isfinite(model.row_upper()[r])) rows_.push_back(r);
   const int m = static_cast<int>(rows_.size());
+  cols_ = n;
   const int variables = n + m;
 
   // Variables: columns 0..n-1, then the row activities r_i = a_i^T x. We minimize -objective.
@@ -51,7 +50,7 @@ LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_s
   for (int j = 0; j < n; ++j) {
     lower_[j] = model.col_lower()[j];
     upper_[j] = model.col_upper()[j];
-    if (!std::isfinite(lower_[j]) || !std::isfinite(upper_[j])) return solution;  // not for this solver
+    if (!std::isfinite(lower_[j]) || !std::isfinite(upper_[j])) return false;  // not for this solver
     cost_[j] = -model.objective()[j];
   }
   for (int i = 0; i < m; ++i) {
@@ -72,7 +71,7 @@ LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_s
   row_weight_.assign(m, 1.0);
   for (int i = 0; i < m; ++i) {
     basic_[i] = n + i;
-    double* row = &tableau_[static_cast<std::size_t>(i) * n];
+    double* row = tableau_row(i);
     double activity = 0.0;
     const int r = rows_[i];
     for (int e = model.row_start()[r]; e < model.row_start()[r + 1]; ++e) {
@@ -84,142 +83,137 @@ LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_s
     row_weight_[i] = 1.0 + norm;
     value_[n + i] = activity;
   }
+  return true;
+}
 
-  const auto start = std::chrono::steady_clock::now();
-  const int max_iterations = 20 * (m + n) + 100;
-  int iteration = 0;
-  for (;; ++iteration) {
-    if (iteration >= max_iterations) return solution;
-    if ((iteration & 31) == 31 && std::isfinite(time_limit_seconds) &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > time_limit_seconds) {
-      solution.status = LpStatus::kTimeLimit;
-      solution.iterations = iteration;
-      return solution;
-    }
-    // Leaving row: the largest infeasibility^2 / weight.
-    int p = -1;
-    double best_score = 0.0;
-    for (int i = 0; i < m; ++i) {
-      const int v = basic_[i];
-      double infeasibility = 0.0;
-      if (value_[v] < lower_[v] - kPrimalTolerance) infeasibility = lower_[v] - value_[v];
-      else if (value_[v] > upper_[v] + kPrimalTolerance) infeasibility = value_[v] - upper_[v];
-      else continue;
-      const double score = infeasibility * infeasibility / row_weight_[i];
-      if (score > best_score) best_score = score, p = i;
-    }
-    if (p < 0) break;  // primal feasible: optimal
-    const int leaving = basic_[p];
-    const bool to_lower = value_[leaving] < lower_[leaving];
-    const double target = to_lower ? lower_[leaving] : upper_[leaving];
-
-    // Entering column: with x_B(p) = -sum_j alpha_j x_j, the columns that move x_B(p) towards its bound
-    // from a feasible side of their own bounds. The dual step theta = d_q / alpha_q keeps every reduced cost
-    // dual feasible. Bound flipping (the "long-step" ratio test; Fourer 1994, Koberstein's thesis 2005,
-    // §3.2.2): walking the breakpoints |d_j / alpha_j| upwards, a boxed column whose breakpoint is passed moves
-    // to its other bound instead of entering, as long as x_B(p) is still short of its bound after all flips so
-    // far; that saves one iteration per flip on a box. Among the columns left at the blocking breakpoint,
-    // Harris' two passes pick the largest |alpha| within kDualTolerance of it.
-    const double* alpha = &tableau_[static_cast<std::size_t>(p) * n];
-    candidates_.clear();
-    for (int j = 0; j < n; ++j) {
-      const int v = nonbasic_[j];
-      if (lower_[v] == upper_[v] || std::abs(alpha[j]) < kPivotTolerance) continue;
-      // To raise x_B(p): raise x_j (at lower) when alpha_j < 0, lower it (at upper) when alpha_j > 0.
-      const bool raises = at_upper_[v] ? alpha[j] > 0.0 : alpha[j] < 0.0;
-      if (raises == to_lower) candidates_.push_back({std::abs(reduced_cost_[j]) / std::abs(alpha[j]), j});
-    }
-    if (candidates_.empty()) {
-      solution.status = LpStatus::kInfeasible;  // the dual ray of row p
-      solution.iterations = iteration;
-      return solution;
-    }
-    // The breakpoints in increasing order, popped from a min-heap only as far as the walk goes; the heap
-    // [begin, heap_end) keeps the columns that did not flip, the blocking one on top.
-    auto later = [](const std::pair<double, int>& a, const std::pair<double, int>& b) { return a > b; };
-    std::make_heap(candidates_.begin(), candidates_.end(), later);
-    auto heap_end = candidates_.end();
-    double shortfall = std::abs(value_[leaving] - target);
-    flips_.clear();
-    while (heap_end - candidates_.begin() > 1) {
-      const int j = candidates_.front().second;
-      const double reach = std::abs(alpha[j]) * (upper_[nonbasic_[j]] - lower_[nonbasic_[j]]);
-      if (!(reach < shortfall)) break;  // infinite or enough: j blocks
-      shortfall -= reach;
-      flips_.push_back(j);
-      std::pop_heap(candidates_.begin(), heap_end, later);
-      --heap_end;
-    }
-    double limit = kInfinity;
-    for (auto c = candidates_.begin(); c != heap_end; ++c)
-      limit = std::min(limit, (std::abs(reduced_cost_[c->second]) + kDualTolerance) / std::abs(alpha[c->second]));
-    int q = -1;
-    double best_alpha = 0.0;
-    for (auto c = candidates_.begin(); c != heap_end; ++c)
-      if (c->first <= limit && std::abs(alpha[c->second]) > best_alpha) best_alpha = std::abs(alpha[c->second]), q = c->second;
-    for (const int j : flips_) {  // the flips, with their effect on the basic variables
-      const int v = nonbasic_[j];
-      const double step = at_upper_[v] ? lower_[v] - upper_[v] : upper_[v] - lower_[v];
-      at_upper_[v] = !at_upper_[v];
-      value_[v] += step;
-      for (int i = 0; i < m; ++i) value_[basic_[i]] -= tableau_[static_cast<std::size_t>(i) * n + j] * step;
-    }
-    const int entering = nonbasic_[q];
-    const double pivot = alpha[q];
-
-    // Dual update: d_j -= theta alpha_j; the leaving variable's reduced cost is -theta. A cost pushed past
-    // zero by the Harris allowance is set to zero.
-    const double theta = reduced_cost_[q] / pivot;
-    for (int j = 0; j < n; ++j) {
-      if (j == q) continue;
-      double d = reduced_cost_[j] - theta * alpha[j];
-      if (at_upper_[nonbasic_[j]] ? d > 0.0 : d < 0.0) d = 0.0;
-      reduced_cost_[j] = d;
-    }
-    reduced_cost_[q] = -theta;
-    if (to_lower ? reduced_cost_[q] < 0.0 : reduced_cost_[q] > 0.0) reduced_cost_[q] = 0.0;
-
-    // Primal update: move the entering variable so that x_B(p) lands on its bound.
-    const double delta = (value_[leaving] - target) / pivot;
-    for (int i = 0; i < m; ++i) value_[basic_[i]] -= tableau_[static_cast<std::size_t>(i) * n + q] * delta;
-    value_[entering] += delta;
-    value_[leaving] = target;
-    at_upper_[leaving] = !to_lower;
-
-    // Pivot on T[p][q]: row p /= pivot with T[p][q] = 1 / pivot; row i -= T[i][q] row p with T[i][q] =
-    // -T[i][q] / pivot.
-    double* pivot_row = &tableau_[static_cast<std::size_t>(p) * n];
-    const double inverse = 1.0 / pivot;
-    double norm = 0.0;
-    for (int j = 0; j < n; ++j) {
-      pivot_row[j] *= inverse;
-      norm += pivot_row[j] * pivot_row[j];
-    }
-    pivot_row[q] = inverse;
-    norm += inverse * inverse - 1.0;  // the scaled entry q was 1
-    row_weight_[p] = 1.0 + norm;
-    for (int i = 0; i < m; ++i) {
-      if (i == p) continue;
-      double* row = &tableau_[static_cast<std::size_t>(i) * n];
-      const double factor = row[q];
-      if (factor == 0.0) continue;
-      double row_norm = subtract_scaled_row(row, factor, pivot_row, n);
-      const double entry = -factor * inverse;
-      row_norm += entry * entry - row[q] * row[q];
-      row[q] = entry;
-      row_weight_[i] = 1.0 + row_norm;
-    }
-    basic_[p] = entering;
-    nonbasic_[q] = leaving;
+int DenseDualSimplex::leaving_row() const {
+  int p = -1;
+  double best_score = 0.0;
+  for (std::size_t i = 0; i < basic_.size(); ++i) {
+    const int v = basic_[i];
+    double infeasibility = 0.0;
+    if (value_[v] < lower_[v] - kPrimalTolerance) infeasibility = lower_[v] - value_[v];
+    else if (value_[v] > upper_[v] + kPrimalTolerance) infeasibility = value_[v] - upper_[v];
+    else continue;
+    const double score = infeasibility * infeasibility / row_weight_[i];
+    if (score > best_score) best_score = score, p = static_cast<int>(i);
   }
-  solution.iterations = iteration;
+  return p;
+}
 
-  // The check: every bound of the original model at the point, and dual feasibility of the reduced costs
-  // recomputed from the final tableau, d_j = c_j - sum_i c_B(i) T_ij.
-  std::vector<double> x(value_.begin(), value_.begin() + n);
+int DenseDualSimplex::entering_column(int p, bool to_lower, double shortfall) {
+  // With x_B(p) = -sum_j alpha_j x_j, the candidates are the columns that move x_B(p) towards its bound from
+  // a feasible side of their own bounds; the dual step theta = d_q / alpha_q keeps every reduced cost dual
+  // feasible. Bound flipping (the "long-step" ratio test; Fourer 1994, Koberstein's thesis 2005, §3.2.2):
+  // walking the breakpoints |d_j / alpha_j| upwards, a boxed column whose breakpoint is passed moves to its
+  // other bound instead of entering, as long as x_B(p) is still short of its bound after all flips so far;
+  // that saves one iteration per flip on a box. Among the columns left at the blocking breakpoint, Harris'
+  // two passes pick the largest |alpha| within kDualTolerance of it.
+  const double* alpha = tableau_row(p);
+  candidates_.clear();
+  for (int j = 0; j < cols_; ++j) {
+    const int v = nonbasic_[j];
+    if (lower_[v] == upper_[v] || std::abs(alpha[j]) < kPivotTolerance) continue;
+    // To raise x_B(p): raise x_j (at lower) when alpha_j < 0, lower it (at upper) when alpha_j > 0.
+    const bool raises = at_upper_[v] ? alpha[j] > 0.0 : alpha[j] < 0.0;
+    if (raises == to_lower) candidates_.push_back({std::abs(reduced_cost_[j]) / std::abs(alpha[j]), j});
+  }
+  flips_.clear();
+  if (candidates_.empty()) return -1;
+  // The breakpoints in increasing order, popped from a min-heap only as far as the walk goes; the heap
+  // [begin, heap_end) keeps the columns that did not flip, the blocking one on top.
+  auto later = [](const std::pair<double, int>& a, const std::pair<double, int>& b) { return a > b; };
+  std::make_heap(candidates_.begin(), candidates_.end(), later);
+  auto heap_end = candidates_.end();
+  while (heap_end - candidates_.begin() > 1) {
+    const int j = candidates_.front().second;
+    const double reach = std::abs(alpha[j]) * (upper_[nonbasic_[j]] - lower_[nonbasic_[j]]);
+    if (!(reach < shortfall)) break;  // infinite or enough: j blocks
+    shortfall -= reach;
+    flips_.push_back(j);
+    std::pop_heap(candidates_.begin(), heap_end, later);
+    --heap_end;
+  }
+  double limit = kInfinity;
+  for (auto c = candidates_.begin(); c != heap_end; ++c)
+    limit = std::min(limit, (std::abs(reduced_cost_[c->second]) + kDualTolerance) / std::abs(alpha[c->second]));
+  int q = -1;
+  double best_alpha = 0.0;
+  for (auto c = candidates_.begin(); c != heap_end; ++c) {
+    if (c->first > limit || std::abs(alpha[c->second]) <= best_alpha) continue;
+    best_alpha = std::abs(alpha[c->second]);
+    q = c->second;
+  }
+  return q;
+}
+
+void DenseDualSimplex::flip_bounds() {
+  for (const int j : flips_) {
+    const int v = nonbasic_[j];
+    const double step = at_upper_[v] ? lower_[v] - upper_[v] : upper_[v] - lower_[v];
+    at_upper_[v] = !at_upper_[v];
+    value_[v] += step;
+    for (std::size_t i = 0; i < basic_.size(); ++i) value_[basic_[i]] -= tableau_row(static_cast<int>(i))[j] * step;
+  }
+}
+
+void DenseDualSimplex::pivot(int p, int q, bool to_lower, double target) {
+  const int m = static_cast<int>(basic_.size()), n = cols_;
+  const int leaving = basic_[p], entering = nonbasic_[q];
+  double* pivot_row = tableau_row(p);
+  const double pivot = pivot_row[q];
+
+  // Dual update: d_j -= theta alpha_j; the leaving variable's reduced cost is -theta. A cost pushed past zero
+  // by the Harris allowance is set to zero.
+  const double theta = reduced_cost_[q] / pivot;
+  for (int j = 0; j < n; ++j) {
+    if (j == q) continue;
+    double d = reduced_cost_[j] - theta * pivot_row[j];
+    if (at_upper_[nonbasic_[j]] ? d > 0.0 : d < 0.0) d = 0.0;
+    reduced_cost_[j] = d;
+  }
+  reduced_cost_[q] = -theta;
+  if (to_lower ? reduced_cost_[q] < 0.0 : reduced_cost_[q] > 0.0) reduced_cost_[q] = 0.0;
+
+  // Primal update: move the entering variable so that x_B(p) lands on its bound.
+  const double delta = (value_[leaving] - target) / pivot;
+  for (int i = 0; i < m; ++i) value_[basic_[i]] -= tableau_row(i)[q] * delta;
+  value_[entering] += delta;
+  value_[leaving] = target;
+  at_upper_[leaving] = !to_lower;
+
+  // The tableau: row p /= pivot with T[p][q] = 1 / pivot; row i -= T[i][q] row p with T[i][q] = -T[i][q] / pivot.
+  const double inverse = 1.0 / pivot;
+  double norm = 0.0;
+  for (int j = 0; j < n; ++j) {
+    pivot_row[j] *= inverse;
+    norm += pivot_row[j] * pivot_row[j];
+  }
+  pivot_row[q] = inverse;
+  row_weight_[p] = 1.0 + norm + inverse * inverse - 1.0;  // the scaled entry q was 1
+  for (int i = 0; i < m; ++i) {
+    if (i == p) continue;
+    double* row = tableau_row(i);
+    const double factor = row[q];
+    if (factor == 0.0) continue;
+    double row_norm = subtract_scaled_row(row, factor, pivot_row, n);
+    const double entry = -factor * inverse;
+    row_norm += entry * entry - row[q] * row[q];
+    row[q] = entry;
+    row_weight_[i] = 1.0 + row_norm;
+  }
+  basic_[p] = entering;
+  nonbasic_[q] = leaving;
+}
+
+bool DenseDualSimplex::verified_point(const LinearModel& model, std::vector<double>& x) const {
+  // Every bound of the original model at the point, and dual feasibility of the reduced costs recomputed from
+  // the final tableau, d_j = c_j - sum_i c_B(i) T_ij.
+  const int n = cols_;
+  x.assign(value_.begin(), value_.begin() + n);
   for (int j = 0; j < n; ++j) {
     const double slack = kCheckTolerance * (1.0 + std::max(std::abs(lower_[j]), std::abs(upper_[j])));
-    if (x[j] < lower_[j] - slack || x[j] > upper_[j] + slack) return solution;
+    if (x[j] < lower_[j] - slack || x[j] > upper_[j] + slack) return false;
     x[j] = std::clamp(x[j], lower_[j], upper_[j]);
   }
   for (int r = 0; r < model.num_rows(); ++r) {
@@ -227,17 +221,49 @@ LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_s
     for (int e = model.row_start()[r]; e < model.row_start()[r + 1]; ++e)
       activity += model.row_value()[e] * x[model.row_index()[e]];
     const double lo = model.row_lower()[r], hi = model.row_upper()[r];
-    if (std::isfinite(lo) && activity < lo - kCheckTolerance * (1.0 + std::abs(lo))) return solution;
-    if (std::isfinite(hi) && activity > hi + kCheckTolerance * (1.0 + std::abs(hi))) return solution;
+    if (std::isfinite(lo) && activity < lo - kCheckTolerance * (1.0 + std::abs(lo))) return false;
+    if (std::isfinite(hi) && activity > hi + kCheckTolerance * (1.0 + std::abs(hi))) return false;
   }
   for (int j = 0; j < n; ++j) {
-    double d = cost_[nonbasic_[j]];
-    for (int i = 0; i < m; ++i) d -= cost_[basic_[i]] * tableau_[static_cast<std::size_t>(i) * n + j];
-    const double allowance = kCheckTolerance * (1.0 + std::abs(cost_[nonbasic_[j]]));
     const int v = nonbasic_[j];
     if (lower_[v] == upper_[v]) continue;
-    if (at_upper_[v] ? d > allowance : d < -allowance) return solution;
+    double d = cost_[v];
+    for (std::size_t i = 0; i < basic_.size(); ++i) d -= cost_[basic_[i]] * tableau_row(static_cast<int>(i))[j];
+    const double allowance = kCheckTolerance * (1.0 + std::abs(cost_[v]));
+    if (at_upper_[v] ? d > allowance : d < -allowance) return false;
   }
+  return true;
+}
+
+LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_seconds) {
+  LpSolution solution;
+  solution.status = LpStatus::kError;
+  if (!load(model)) return solution;
+  const auto start = std::chrono::steady_clock::now();
+  const int max_iterations = 20 * (static_cast<int>(basic_.size()) + cols_) + 100;
+  for (int iteration = 0;; ++iteration) {
+    solution.iterations = iteration;
+    if (iteration >= max_iterations) return solution;  // stalled: kError
+    if ((iteration & 31) == 31 && std::isfinite(time_limit_seconds) &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > time_limit_seconds) {
+      solution.status = LpStatus::kTimeLimit;
+      return solution;
+    }
+    const int p = leaving_row();
+    if (p < 0) break;  // primal feasible: optimal
+    const int leaving = basic_[p];
+    const bool to_lower = value_[leaving] < lower_[leaving];
+    const double target = to_lower ? lower_[leaving] : upper_[leaving];
+    const int q = entering_column(p, to_lower, std::abs(value_[leaving] - target));
+    if (q < 0) {
+      solution.status = LpStatus::kInfeasible;  // the dual ray of row p
+      return solution;
+    }
+    flip_bounds();
+    pivot(p, q, to_lower, target);
+  }
+  std::vector<double> x;
+  if (!verified_point(model, x)) return solution;
   solution.status = LpStatus::kOptimal;
   solution.values = std::move(x);
   solution.objective = model.evaluate(solution.values);

@@ -31,6 +31,17 @@ class DenseDualSimplex {
   LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity);
 
  private:
+  bool load(const LinearModel& model);  // the slack basis; false for an infinite column bound
+  int leaving_row() const;              // the most infeasible basic row relative to its weight; -1: optimal
+  // The entering column for leaving row p (-1: none, the LP is infeasible); the columns to flip in flips_.
+  int entering_column(int p, bool to_lower, double shortfall);
+  void flip_bounds();                   // moves the columns of flips_ to their other bound
+  void pivot(int p, int q, bool to_lower, double target);
+  bool verified_point(const LinearModel& model, std::vector<double>& x) const;
+  double* tableau_row(int i) { return &tableau_[static_cast<std::size_t>(i) * cols_]; }
+  const double* tableau_row(int i) const { return &tableau_[static_cast<std::size_t>(i) * cols_]; }
+
+  int cols_ = 0;                        // n
   // Reused between solves so that the hot path does not allocate.
   std::vector<double> tableau_;         // m x n, row-major
   std::vector<double> reduced_cost_;    // of the n nonbasic variables (minimization of -objective)
