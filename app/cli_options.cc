@@ -80,6 +80,8 @@ Options of solve:
                        partition  Tsay et al. partition formulation (--partitions N)
   --samples N          number of samples (enhanced, sampling)                  [1000]
   --local-search KIND  enhanced: flip | flip-mip | bnb | paper                  [flip-mip]
+                       flip-mip  flips, then the exact check: ours when <= 12 tight, else the paper's
+                              local MIP on CBC (--node-limit nodes, 500 by default)
                        flip   single flips of tight neurons by warm-started LPs, exact check when <= 12 tight
                        bnb    exact local MIP by our branch-and-bound on warm-started CLP
                        paper  the paper's local MIP on CBC and its gap test, as written
