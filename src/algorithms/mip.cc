@@ -115,11 +115,16 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   incumbent.fill(problem, result);
   // The anytime profile: the warm start's own improvements, then the MIP's.
   result.trajectory.insert(result.trajectory.begin(), warm_trajectory.begin(), warm_trajectory.end());
-  // CBC's bound holds for every feasible point; it is never below a point we evaluated ourselves.
+  // CBC's bound holds for every feasible point, so it is never below a point we evaluated ourselves, up to
+  // round-off. One that is below by more is no bound (it would turn into a false proof): none is reported.
   if (std::isfinite(solution.bound) && solution.status != MipStatus::kError) {
     double bound = solution.bound;
-    if (const std::optional<double> best = incumbent.best_value()) bound = std::max(bound, *best);
-    result.bound = sign * bound;
+    bool valid = true;
+    if (const std::optional<double> best = incumbent.best_value()) {
+      valid = bound >= *best - 1e-6 * std::max(1.0, std::abs(*best));
+      bound = std::max(bound, *best);
+    }
+    if (valid) result.bound = sign * bound;
   }
   close_gap(result);
   result.seconds = deadline.elapsed();

@@ -122,23 +122,28 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
       const double start_value = constant - model.evaluate(*options.start);
       cbc.setBestSolution(options.start->data(), model.num_cols(), start_value, true);
     }
-    if (deadline.expired()) {
-      result.status = MipStatus::kNoSolution;
-    } else {
-      cbc.branchAndBound();
-    }
+    const bool ran = !deadline.expired();
+    if (ran) cbc.branchAndBound();
     result.nodes = cbc.getNodeCount();
     if (cbc.bestSolution() != nullptr) {
       const double* x = cbc.bestSolution();
       result.values.assign(x, x + model.num_cols());
       result.objective = model.evaluate(result.values);
     }
+    const bool stopped_early = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached();
+    const bool proven_optimal = ran && cbc.isProvenOptimal() && !stopped_early;
+    // getBestPossibleObjValue() is min(CBC's bound, its incumbent): before CBC has bounded anything (stopped
+    // ahead of the root) it is just the MIP start's value, no bound at all. Unless CBC proved optimality, a
+    // "bound" that does not lie strictly below its own incumbent (in the minimized sense) is therefore none.
     const double best_possible = cbc.getBestPossibleObjValue();
-    if (std::isfinite(best_possible) && std::abs(best_possible) < 1e40) result.bound = constant - best_possible;
-    if (cbc.isProvenOptimal() && result.objective) {
+    const bool incumbent_only = cbc.bestSolution() != nullptr &&
+                                best_possible >= cbc.getObjValue() - 1e-12 * (1.0 + std::abs(cbc.getObjValue()));
+    if (ran && std::isfinite(best_possible) && std::abs(best_possible) < 1e40 && (proven_optimal || !incumbent_only))
+      result.bound = constant - best_possible;
+    if (proven_optimal && result.objective) {
       result.status = MipStatus::kOptimal;
       result.bound = std::max(result.bound == kInfinity ? *result.objective : result.bound, *result.objective);
-    } else if (cbc.isProvenInfeasible() && !result.objective) {
+    } else if (ran && cbc.isProvenInfeasible() && !stopped_early && !result.objective) {
       result.status = MipStatus::kInfeasible;
     } else {
       result.status = result.objective ? MipStatus::kFeasible : MipStatus::kNoSolution;

@@ -121,6 +121,28 @@ TEST_P(BigMBruteForce, MipStartIsKept) {
   EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact));
 }
 
+// CBC's getBestPossibleObjValue() is min(its bound, its incumbent): stopped before it solved anything, it
+// returns the MIP start's value, which is no bound at all. A start of the worst sample and a deadline that has
+// already passed must give no bound, or one that is valid.
+TEST_P(BigMBruteForce, NoFalseBoundWhenStoppedBeforeTheRoot) {
+  const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
+  DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed + 1);
+  Eigen::VectorXd worst = sampler.next();
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::VectorXd x = sampler.next();
+    if (forward_value(x) < forward_value(worst)) worst = x;
+  }
+  const std::vector<double> start = warm_start(f, net_, worst);
+  MipOptions options;
+  options.start = &start;
+  for (double seconds : {0.0, 1e-6}) {
+    const MipSolution solution = solve_mip(f.model, Deadline(seconds, nullptr), options);
+    EXPECT_NE(solution.status, MipStatus::kOptimal);
+    const double exact = testing::brute_force_max(net_, domain_, objective_);
+    EXPECT_GE(solution.bound, exact - relative_tolerance(exact)) << "a bound below the true maximum";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     BigM, BigMBruteForce,
     ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, true, false, 2},
