@@ -71,7 +71,19 @@ TEST(BigM, StableNeuronsNeedNoBinary) {
 
 using testing::SmallCase;
 
-class BigMBruteForce : public testing::SmallProblemTest {};
+class BigMBruteForce : public testing::SmallProblemTest {
+ protected:
+  // The best (or worst) of 21 samples of the domain by the maximized value, from the case's seed.
+  Eigen::VectorXd extreme_of_21_samples(bool best) const {
+    DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed + 1);
+    Eigen::VectorXd extreme = sampler.next();
+    for (int trial = 0; trial < 20; ++trial) {
+      const Eigen::VectorXd x = sampler.next();
+      if (best ? forward_value(x) > forward_value(extreme) : forward_value(x) < forward_value(extreme)) extreme = x;
+    }
+    return extreme;
+  }
+};
 
 TEST_P(BigMBruteForce, CbcReachesTheEnumeratedMaximum) {
   const double exact = testing::brute_force_max(net_, domain_, objective_);
@@ -107,12 +119,7 @@ TEST_P(BigMBruteForce, WarmStartIsFeasibleWithTheForwardValue) {
 // case with seed 3, whose start value is negative).
 TEST_P(BigMBruteForce, MipStartIsKept) {
   const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
-  DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed + 1);
-  Eigen::VectorXd best = sampler.next();
-  for (int trial = 0; trial < 20; ++trial) {
-    const Eigen::VectorXd x = sampler.next();
-    if (forward_value(x) > forward_value(best)) best = x;
-  }
+  const Eigen::VectorXd best = extreme_of_21_samples(true);
   const std::vector<double> start = warm_start(f, net_, best);
   const MipSolution solution = solve(f.model, &start);
   ASSERT_EQ(solution.status, MipStatus::kOptimal);
@@ -126,12 +133,7 @@ TEST_P(BigMBruteForce, MipStartIsKept) {
 // already passed must give no bound, or one that is valid.
 TEST_P(BigMBruteForce, NoFalseBoundWhenStoppedBeforeTheRoot) {
   const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
-  DomainSampler sampler(domain_, Eigen::VectorXd::Constant(domain_.dim(), 0.5), GetParam().seed + 1);
-  Eigen::VectorXd worst = sampler.next();
-  for (int trial = 0; trial < 20; ++trial) {
-    const Eigen::VectorXd x = sampler.next();
-    if (forward_value(x) < forward_value(worst)) worst = x;
-  }
+  const Eigen::VectorXd worst = extreme_of_21_samples(false);
   const std::vector<double> start = warm_start(f, net_, worst);
   MipOptions options;
   options.start = &start;
