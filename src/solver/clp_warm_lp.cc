@@ -20,6 +20,15 @@ void ClpWarmLp::set_col_bounds(int col, double lower, double upper) {
   simplex_->setColumnBounds(col, coin_bound(lower), coin_bound(upper));
 }
 
+void ClpWarmLp::save_basis() {
+  const unsigned char* status = simplex_->statusArray();
+  saved_status_.assign(status, status + simplex_->numberColumns() + simplex_->numberRows());
+}
+
+void ClpWarmLp::restore_basis() {
+  if (!saved_status_.empty()) simplex_->copyinStatus(saved_status_.data());
+}
+
 LpSolution ClpWarmLp::solve(double time_limit_seconds) {
   LpSolution solution;
   try {

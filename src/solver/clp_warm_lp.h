@@ -24,9 +24,15 @@ class ClpWarmLp {
   // Objective in the model's (maximized) sense, constant included.
   LpSolution solve(double time_limit_seconds = kInfinity);
 
+  // The basis of the last solve, kept so that several neighbours of one LP can each start from it rather than
+  // from the previous neighbour's optimum (which is usually farther away).
+  void save_basis();
+  void restore_basis();
+
  private:
   std::unique_ptr<ClpSimplex> simplex_;
   double constant_ = 0.0;
+  std::vector<unsigned char> saved_status_;
 };
 
 }  // namespace reluopt
