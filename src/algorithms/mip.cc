@@ -74,6 +74,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   mip.verbose = options.mip.verbose;
   mip.separator = separator.get();
   mip.cut_frequency = options.mip.cut_frequency;
+  mip.primal_heuristics = true;  // bench/results/cbc_heuristics.md
   std::vector<double> start;
   if (const std::optional<EvaluatedPoint> warm = incumbent.best()) {
     start = warm_start(formulation, network, warm->x);

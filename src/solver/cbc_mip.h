@@ -28,6 +28,9 @@ struct MipOptions {
   const CutSeparator* separator = nullptr;     // extra cuts, e.g. Anderson et al.
   int cut_frequency = -99;                 // CBC's howOften: -99 root only, k > 0 every k nodes (one thread)
   long node_limit = 0;                     // stop after this many branch-and-bound nodes; 0: no limit
+  // CBC's simple rounding and feasibility pump (Fischetti, Glover & Lodi 2005). Off, CBC branches with no
+  // primal heuristic at all (CbcModel::branchAndBound adds none by itself).
+  bool primal_heuristics = false;
   // Called now and then from the solver's thread with (incumbent, bound, nodes) in the model's sense.
   std::function<void(std::optional<double>, double, long)> on_progress;
   // Called with the column values of every new incumbent, as CBC finds it.
