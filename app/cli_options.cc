@@ -88,6 +88,8 @@ Options of solve:
   --gap G              enhanced: local search when |best - lp| <= G max(|best|, |lp|)   [0.6667]
   --eps E              enhanced: a neuron is tight when |pre-activation| <= E   [1e-6]
   --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
+  --mip-share F        enhanced, with --time-limit: the last F of the run goes to the big-M MIP started from
+                       the best point (it may improve it and proves a bound); 0: Algorithm 2 alone   [0]
   --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500)  [0]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
@@ -182,6 +184,10 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--eps") {
       options.solve.enhanced.eps = parse_number<double>(flag, value());
       if (!(options.solve.enhanced.eps >= 0.0)) throw UsageError("--eps must be >= 0");
+    } else if (flag == "--mip-share") {
+      options.solve.enhanced.mip_share = parse_number<double>(flag, value());
+      if (!(options.solve.enhanced.mip_share >= 0.0 && options.solve.enhanced.mip_share < 1.0))
+        throw UsageError("--mip-share must lie in [0, 1)");
     } else if (flag == "--max-free") {
       options.solve.enhanced.max_free = parse_number<int>(flag, value());
       if (options.solve.enhanced.max_free < 0) throw UsageError("--max-free must be >= 0");

@@ -382,6 +382,34 @@ def strip_x(res):
     return {k: v for k, v in (res or {}).items() if k != "x"}
 
 
+def run_to_the_end(steps, state, save, tmp, paths, judged=True):
+    """Run the benchmark's `steps` in order; on Ctrl-C keep what was measured. Then write the final files, drop
+    the temporary directory and return the exit code: 1 for a check violation (a wrong answer), 3 for an
+    unmet acceptance criterion (when `judged`) or an interrupted run, else 0."""
+    try:
+        for step in steps:
+            step()
+    except KeyboardInterrupt:
+        log("interrupted: writing what was measured")
+        state["interrupted"] = True
+    finally:
+        save(final=not state.get("interrupted"))
+        if tmp is not None:
+            tmp.cleanup()
+    log("\nwrote %s and %s" % paths)
+    if state["violations"]:
+        loud("CHECK VIOLATIONS:\n" + "\n".join(state["violations"]))
+        return 1
+    if judged and state["failures"]:
+        log("\nacceptance NOT met:\n  " + "\n  ".join(state["failures"]))
+        return 3
+    if state.get("interrupted"):
+        return 3
+    if judged:
+        log("\nall accepted")
+    return 0
+
+
 def make_workdir(keep=None, prefix="acceptance_"):
     if keep:
         os.makedirs(keep, exist_ok=True)

@@ -420,29 +420,9 @@ def main(argv=None):
         write_md(pmd, state, a)
 
     log("acceptance_enhanced: load %s, reluopt %s (sha %s)" % (state["meta"]["load_average_at_start"], ro.source, ro.sha))
-    try:
-        if "a" in a.parts:
-            part_a(a, ro, workdir, state, save)
-        if "b" in a.parts:
-            part_b(a, ro, workdir, state, save)
-        if "c" in a.parts:
-            part_c(a, ro, workdir, state, save)
-    except KeyboardInterrupt:
-        log("interrupted: writing what was measured")
-        state["interrupted"] = True
-    finally:
-        save(final=not state.get("interrupted"))
-        if tmp is not None:
-            tmp.cleanup()
-    log("\nwrote %s and %s" % (pmd, pjs))
-    if state["violations"]:
-        loud("CHECK VIOLATIONS:\n" + "\n".join(state["violations"]))
-        return 1
-    if state["failures"] or state.get("interrupted"):
-        log("\nacceptance NOT met:\n  " + "\n  ".join(state["failures"]))
-        return 3
-    log("\nall accepted")
-    return 0
+    parts = {"a": part_a, "b": part_b, "c": part_c}
+    steps = [lambda part=parts[p]: part(a, ro, workdir, state, save) for p in "abc" if p in a.parts]
+    return ac.run_to_the_end(steps, state, save, tmp, (pmd, pjs))
 
 
 if __name__ == "__main__":

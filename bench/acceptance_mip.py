@@ -371,27 +371,12 @@ def main(argv=None):
         write_md(pmd, state, a)
 
     log("acceptance_mip: load %s, reluopt %s (sha %s)" % (state["meta"]["load_average_at_start"], ro.source, ro.sha))
-    try:
-        if not a.no_small:
-            small_part(a, ro, workdir, state, save)
-        if not a.no_large:
-            large_part(a, ro, workdir, state, save)
-    except KeyboardInterrupt:
-        log("interrupted: writing what was measured")
-        state["interrupted"] = True
-    finally:
-        save(final=not state.get("interrupted"))
-        if tmp is not None:
-            tmp.cleanup()
-    log("\nwrote %s and %s" % (pmd, pjs))
-    if state["violations"]:
-        loud("CHECK VIOLATIONS:\n" + "\n".join(state["violations"]))
-        return 1
-    if state["failures"] or state.get("interrupted"):
-        log("\nacceptance NOT met:\n  " + "\n  ".join(state["failures"]))
-        return 3
-    log("\nall accepted")
-    return 0
+    steps = []
+    if not a.no_small:
+        steps.append(lambda: small_part(a, ro, workdir, state, save))
+    if not a.no_large:
+        steps.append(lambda: large_part(a, ro, workdir, state, save))
+    return ac.run_to_the_end(steps, state, save, tmp, (pmd, pjs))
 
 
 if __name__ == "__main__":

@@ -231,7 +231,7 @@ def main(argv=None):
         write_md(pmd, state, a)
 
     log("anytime_profiles: load %s, reluopt %s (sha %s)" % (meta["load_average_at_start"], ro.source, ro.sha))
-    try:
+    def profile_networks():
         for nl, d in a.nets:
             seed = a.net_seed + 10000 * nl + d
             layers = netgen.make_network(d, [a.width] * nl, seed)
@@ -271,18 +271,8 @@ def main(argv=None):
             plot(row, row["png"], a.budget)
             log("   wrote %s" % row["png"])
             save()
-    except KeyboardInterrupt:
-        log("interrupted")
-        state["interrupted"] = True
-    finally:
-        save(final=not state.get("interrupted"))
-        if tmp is not None:
-            tmp.cleanup()
-    log("\nwrote %s and %s" % (pmd, pjs))
-    if state["violations"]:
-        loud("CHECK VIOLATIONS:\n" + "\n".join(state["violations"]))
-        return 1
-    return 3 if state.get("interrupted") else 0
+
+    return ac.run_to_the_end([profile_networks], state, save, tmp, (pmd, pjs), judged=False)
 
 
 if __name__ == "__main__":

@@ -421,6 +421,14 @@ def cell_of(r, method):
     return (obj if not r.get("problems") else None), c
 
 
+def best_proven_bound(state, nl, d):
+    """The least upper bound any run on network (nl, d) proved, warm or cold, that no check flagged."""
+    bounds = [num((r.get("result") or {}).get("bound")) for r in state["runs"].values()
+              if r.get("layers") == nl and r.get("d") == d and not (r.get("bugs") or r.get("cross_bugs") or r.get("problems"))]
+    bounds = [b for b in bounds if b is not None]
+    return min(bounds) if bounds else None
+
+
 def build_tables(state, args):
     tables = []
     n = 0
@@ -443,16 +451,93 @@ def build_tables(state, args):
                     vals[m], cells[m] = cell_of(r, m)
                 known = [v for v in vals.values() if v is not None]
                 best = max(known) if known else None
+                best_bound = best_proven_bound(state, nl, d)
                 for m in args.methods:
                     cells[m]["bold"] = (vals[m] is not None and best is not None
                                         and round(vals[m], 4) == round(best, 4))
-                rows.append(dict(d=d, net_seed=seed, cells=cells))
+                    if vals[m] is not None and best_bound is not None:
+                        cells[m]["gap_to_best_bound"] = (best_bound - vals[m]) / max(abs(vals[m]), 1e-9)
+                rows.append(dict(d=d, net_seed=seed, cells=cells, best_bound=best_bound))
             tables.append(dict(title=title, layers=nl, warm=warm, columns=list(args.methods), rows=rows))
     return tables
 
 
+# What the paper reports about its Tables 1-4 (Section 5.1, one hour per cell, Gurobi), for the comparison below.
+PAPER_FINDINGS = {
+    "L1": "for d = 5-10 every MIP method and enhanced sampling reach the same value; for d >= 20 enhanced "
+          "sampling is at least as good as every other method (the improved MIP and big-M + cuts a bit worse in "
+          "some cases)",
+    "L2": "for d = 5, 10 enhanced sampling and the improved MIP tie; for d > 10 enhanced sampling is best, "
+          "4.3%-25.0% above the second-best method; some MIP methods find no solution at all",
+    "warm": "warm starts raise the MIP methods' values by 0.16%-1.29% on one layer; on two layers by 4.07% "
+            "(MIP), 22.57% (big-M + cuts), 63.75% and 2511% (partitions N = 2, 4) on average, and every MIP "
+            "then has a solution",
+}
+
+
+def comparison_with_paper(tables):
+    """Markdown lines that set what the tables here show beside what the paper reports."""
+    by = {(t["layers"], t["warm"]): t for t in tables}
+
+    def value(row, m):
+        return row["cells"].get(m, {}).get("objective")
+
+    L = ["## Comparison with the paper", "",
+         "The paper's findings (one hour per cell, Gurobi 9.5) beside what the tables above show (the budget above, "
+         "CBC). Computed from the tables by `bench/paper_tables.py`; best = bold, to 4 decimals.", ""]
+    for nl in (1, 2):
+        t = by.get((nl, False))
+        if t is None or "enhanced" not in t["columns"]:
+            continue
+        rows = [r for r in t["rows"] if value(r, "enhanced") is not None]
+        best = [r["d"] for r in rows if r["cells"]["enhanced"].get("bold")]
+        beaten = ["d=%d (%s)" % (r["d"], ", ".join(m for m in t["columns"] if m != "enhanced" and r["cells"][m].get("bold")))
+                  for r in rows if not r["cells"]["enhanced"].get("bold")]
+        mips = [m for m in t["columns"] if is_mip(m)]
+        none = sum(1 for r in t["rows"] for m in mips if r["cells"][m].get("objective") is None)
+        line = ("- **%d hidden layer%s, no warm start.** Paper: %s. Here: enhanced is best on %d of %d networks%s; "
+                "%d of %d cold MIP cells have no solution."
+                % (nl, "s" if nl > 1 else "", PAPER_FINDINGS["L%d" % nl], len(best), len(rows),
+                   "" if not beaten else " (beaten at %s)" % "; ".join(beaten), none, len(mips) * len(t["rows"])))
+        if nl == 2:
+            margins = []
+            for r in rows:
+                others = [value(r, m) for m in t["columns"] if m != "enhanced" and value(r, m) is not None]
+                if r["d"] > 10 and others and max(others) != 0:
+                    margins.append((value(r, "enhanced") - max(others)) / abs(max(others)))
+            if margins:
+                line += (" For d > 10, enhanced is %.1f%% to %.1f%% above the second-best method (median %.1f%%)."
+                         % (100 * min(margins), 100 * max(margins), 100 * sorted(margins)[len(margins) // 2]))
+        L.append(line)
+    cold_warm = [(by.get((nl, False)), by.get((nl, True)), nl) for nl in (1, 2)]
+    parts = []
+    for cold, warm, nl in cold_warm:
+        if cold is None or warm is None:
+            continue
+        for m in [c for c in warm["columns"] if is_mip(c)]:
+            gains, rescued = [], 0
+            for rc, rw in zip(cold["rows"], warm["rows"]):
+                vc, vw = value(rc, m), value(rw, m)
+                if vc is None and vw is not None:
+                    rescued += 1
+                elif vc is not None and vw is not None and vc != 0:
+                    gains.append((vw - vc) / abs(vc))
+            if gains or rescued:
+                parts.append("%d layer%s %s: %s%s" % (
+                    nl, "s" if nl > 1 else "", column_title(m),
+                    "mean %+.2f%% over %d network%s" % (100 * sum(gains) / len(gains), len(gains), "s" if len(gains) > 1 else "") if gains else "no pair",
+                    ", a solution where cold had none on %d" % rescued if rescued else ""))
+    if parts:
+        L.append("- **Warm starts.** Paper: %s. Here, the warm-started value against the cold one: %s."
+                 % (PAPER_FINDINGS["warm"], "; ".join(parts)))
+    L.append("")
+    return L
+
+
 def md_cell(c):
     t = c["text"]
+    if c.get("gap_to_best_bound") is not None:
+        t += " [%s]" % fmt_gap(c["gap_to_best_bound"])
     if c.get("bold"):
         t = "**%s**" % t if " (" not in t else "**%s** %s" % tuple(t.split(" ", 1))
     if c.get("error"):
@@ -519,18 +604,20 @@ def render_md(state, args, tables):
         L.append("")
     L.append("Cells: best objective found (the forward value of the returned x, re-checked in numpy); for the "
              "MIP methods also `(≤ proven bound, gap)`, gap as reluopt reports it. **Bold**: best of the row "
-             "(to 4 decimals). NA: no solution within the budget. ERR: the run failed (listed below the table). "
+             "(to 4 decimals). `[g%]`: the cell's gap to the best bound, the least upper bound any MIP run on the "
+             "network proved (cold or warm; column `best bound`), as (best bound - value) / |value|. "
+             "NA: no solution within the budget. ERR: the run failed (listed below the table). "
              "BUG/CHECK!: the cell failed a check (see Checks).")
     L.append("")
     for t in tables:
         L.append("## " + t["title"])
         L.append("")
-        hdr = ["d", "net seed"] + [column_title(m) for m in t["columns"]]
+        hdr = ["d", "net seed", "best bound"] + [column_title(m) for m in t["columns"]]
         L.append("| " + " | ".join(hdr) + " |")
         L.append("|" + "|".join("---:" for _ in hdr) + "|")
         notes = []
         for row in t["rows"]:
-            cells = [str(row["d"]), str(row["net_seed"])]
+            cells = [str(row["d"]), str(row["net_seed"]), fmt_val(row.get("best_bound"))]
             for m in t["columns"]:
                 c = row["cells"][m]
                 cells.append(md_cell(c))
@@ -553,6 +640,7 @@ def render_md(state, args, tables):
             for s in notes:
                 L.append("- " + esc(s))
         L.append("")
+    L += comparison_with_paper(tables)
     if state["relax"]:
         L.append("## Root LP relaxation bounds (`reluopt relax`)")
         L.append("")

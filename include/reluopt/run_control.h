@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -19,6 +20,8 @@ class Deadline {
 
   // A deadline for one phase of a run: `fraction` of the time that remains, same stop request.
   Deadline share(double fraction) const { return Deadline(fraction * remaining(), stop_); }
+  // A deadline `seconds` from now, never later than this one, stopped by the same request.
+  Deadline limited(double seconds) const { return Deadline(std::min(seconds, remaining()), stop_); }
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double remaining() const { return seconds_ - elapsed(); }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "algorithms/mip.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/neighbourhood_mip.h"
@@ -244,6 +245,41 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
   }
 };
 
+// The last share of the run: the big-M MIP from Algorithm 2's best point. When sampling ended on its sample count
+// before its share of the time, the MIP gets share / (1 - share) of the time sampling took.
+void polish_with_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                     const RunControl& control, double share, SolveResult& result) {
+  const double sampling_seconds = deadline.elapsed();
+  const bool sampling_timed_out = result.stopped_by == StopReason::kTimeLimit;
+  const double budget = sampling_timed_out ? deadline.remaining() : sampling_seconds * share / (1.0 - share);
+  const Deadline mip_deadline = deadline.limited(budget);
+  SolveOptions mip_options = options;
+  mip_options.method = Method::kMip;
+  mip_options.mip.warm_start = false;
+  const SolveResult mip = run_mip(problem, mip_options, mip_deadline, control, evaluate_point(problem, result.x));
+  const double sign = problem.objective.sign();
+  if (mip.status != SolveStatus::kNoSolution && sign * mip.objective > sign * result.objective) {
+    result.x = mip.x;
+    result.outputs = mip.outputs;
+    result.objective = mip.objective;
+    result.domain_violation = mip.domain_violation;
+  }
+  // The anytime profile goes on with the MIP's improvements, on the run's clock.
+  for (const auto& [seconds, value] : mip.trajectory)
+    if (result.trajectory.empty() || sign * value > sign * result.trajectory.back().second)
+      result.trajectory.emplace_back(sampling_seconds + seconds, value);
+  result.bound = mip.bound;
+  result.nodes = mip.nodes;
+  result.binaries = mip.binaries;
+  result.bound_method = mip.bound_method;
+  result.warm_started = true;
+  result.stopped_by = deadline.interrupted()                        ? StopReason::kInterrupted
+                      : mip.stopped_by == StopReason::kCompleted    ? StopReason::kCompleted
+                      : sampling_timed_out                          ? StopReason::kTimeLimit
+                                                                    : StopReason::kCompleted;
+  close_gap(result);
+}
+
 }  // namespace
 
 bool paper_gap_test(double best, double lp, double gap) { return std::abs((best - lp) / best) < gap; }
@@ -284,11 +320,15 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
     }
     throw Error("unknown local search");
   };
-  SolveResult result = run_sampling(problem, options, deadline, control, factory);
+  const double share = options.enhanced.mip_share;
+  const bool polish = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
+  SolveResult result = run_sampling(problem, options, polish ? deadline.share(1.0 - share) : deadline, control, factory);
   result.method = method_name(Method::kEnhanced);
   result.local_searches = counters.searches.load();
   result.mips = counters.mips.load();
   result.lps += counters.lps.load();
+  if (polish && result.status != SolveStatus::kNoSolution && !deadline.expired())
+    polish_with_mip(problem, options, deadline, control, share, result);
   result.seconds = deadline.elapsed();
   return result;
 }

@@ -43,14 +43,16 @@ NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, con
 constexpr double kBoundsTimeShare = 0.5;
 
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunControl& control) {
+                    const RunControl& control, const std::optional<EvaluatedPoint>& start) {
   const Network& network = problem.network;
   const int threads = resolve_threads(options.threads);
 
   Incumbent incumbent(&deadline);
   SolveResult result;
   std::vector<std::pair<double, double>> warm_trajectory;
-  if (options.mip.warm_start) {
+  if (start) {
+    incumbent.offer(*start);
+  } else if (options.mip.warm_start) {
     SolveOptions sampling = options;
     sampling.sampling.samples = options.mip.warm_start_samples;
     const SolveResult warm = run_sampling(problem, sampling, deadline, control);
@@ -75,10 +77,10 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   mip.separator = separator.get();
   mip.cut_frequency = options.mip.cut_frequency;
   mip.primal_heuristics = true;  // bench/results/cbc_heuristics.md
-  std::vector<double> start;
+  std::vector<double> mip_start;
   if (const std::optional<EvaluatedPoint> warm = incumbent.best()) {
-    start = warm_start(formulation, network, warm->x);
-    mip.start = &start;
+    mip_start = warm_start(formulation, network, warm->x);
+    mip.start = &mip_start;
   }
   const double sign = problem.objective.sign();
   if (control.on_progress) {

@@ -155,6 +155,32 @@ TEST(Enhanced, BeatsOrMatchesSamplingOnTheSameSamples) {
   EXPECT_GT(better.mips, 0);
 }
 
+// --mip-share: Algorithm 2's samples (the count ends them well inside the time share), then the big-M MIP from
+// its best point. On a small network the MIP proves the brute-force optimum: one run, a certified answer.
+TEST(Enhanced, MipShareEndsWithAProvenBound) {
+  const Network net = testing::random_network(3, {6, 6}, 1, 21);
+  const Domain domain = testing::random_polytope(3, 3, 71);
+  for (Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
+    Objective objective = Objective::output(1);
+    objective.sense = sense;
+    const double exact = objective.sign() * testing::brute_force_max(net, domain, objective);
+    SolveOptions options = enhanced(20, LocalSearch::kFlip, 4);
+    options.enhanced.mip_share = 0.5;
+    RunControl control;
+    control.time_limit = 600.0;
+    const SolveResult result = solve(net, domain, objective, options, control);
+    ASSERT_TRUE(result.bound.has_value());
+    EXPECT_EQ(result.status, SolveStatus::kOptimal);
+    EXPECT_EQ(result.samples, 20);
+    EXPECT_TRUE(result.warm_started);
+    EXPECT_NEAR(result.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+    EXPECT_NEAR(*result.bound, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+    EXPECT_DOUBLE_EQ(result.objective, objective.value(net.forward(result.x)));
+    // Without a time limit the run is Algorithm 2 alone (and deterministic): no MIP, no bound.
+    EXPECT_FALSE(solve(net, domain, objective, options).bound.has_value());
+  }
+}
+
 TEST(Enhanced, GapTestIsSafeNearZero) {
   // The paper's quotient divides by the incumbent: at 0 it never searches, even on a tie.
   EXPECT_FALSE(paper_gap_test(0.0, 0.0, 2.0 / 3.0));
