@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "solver/coin_convert.h"
 
@@ -115,13 +116,17 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
     // Rounding and the feasibility pump, the two primal heuristics that paid off on the MIPs of
     // bench/acceptance_mip.py (bench/results/cbc_heuristics.md); CBC's root cut generators (Gomory, probing,
     // MIR) did not pay for themselves on the partition formulations there and are left out.
-    CbcRounding rounding(cbc);
-    CbcHeuristicFPump feasibility_pump(cbc);
+    // Built only when used: CbcRounding copies the constraint matrix, by column and by row, as it is constructed,
+    // and the local-search MIPs (many, small, heuristics off) should not pay for that.
+    std::optional<CbcRounding> rounding;
+    std::optional<CbcHeuristicFPump> feasibility_pump;
     if (options.primal_heuristics) {
+      rounding.emplace(cbc);
+      feasibility_pump.emplace(cbc);
       // The pump's own clock is CPU time since it started, which runs at least as fast as wall time.
-      if (std::isfinite(remaining)) feasibility_pump.setMaximumTime(std::max(remaining, 0.01));
-      cbc.addHeuristic(&rounding);
-      cbc.addHeuristic(&feasibility_pump);
+      if (std::isfinite(remaining)) feasibility_pump->setMaximumTime(std::max(remaining, 0.01));
+      cbc.addHeuristic(&*rounding);
+      cbc.addHeuristic(&*feasibility_pump);
     }
     DeadlineHandler handler(deadline, options, constant);
     cbc.passInEventHandler(&handler);

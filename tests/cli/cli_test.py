@@ -411,6 +411,8 @@ class Cli(unittest.TestCase):
         self.assert_bad_input(["relax", self.model, "--method", "sampling"], 2, "relax")
         self.assert_bad_input(["solve", self.model, "--local-search", "tabu"], 2, "local search")
         self.assert_bad_input(["solve", self.model, "--gap", "-1"], 2, "--gap")
+        for bad in ("1", "-0.1", "half"):
+            self.assert_bad_input(["solve", self.model, "--mip-share", bad], 2, "--mip-share")
 
 
 if __name__ == "__main__":
