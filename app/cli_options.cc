@@ -79,6 +79,11 @@ Options of solve:
                        mip-cuts   big-M plus Anderson et al. cuts
                        partition  Tsay et al. partition formulation (--partitions N)
   --samples N          number of samples (enhanced, sampling)                  [1000]
+  --concave-neurons M  every method: free | fixed                              [free]
+                       free   unstable last-layer neurons whose weight in the objective is <= 0 keep no
+                              fixed state in the LPs and get no binary in the MIPs: y >= h, y >= 0 is
+                              exact for them, so one LP covers all their states
+                       fixed  the paper's LPs and MIPs: every unstable neuron fixed or binary
   --local-search KIND  enhanced: flip | flip-mip | bnb | paper                  [flip-mip]
                        flip-mip  flips, then the exact check: ours when <= 12 tight, else the paper's
                               local MIP on CBC (--node-limit nodes, 500 by default)
@@ -89,7 +94,7 @@ Options of solve:
   --eps E              enhanced: a neuron is tight when |pre-activation| <= E   [1e-6]
   --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
   --mip-share F        enhanced, with --time-limit: the last F of the run goes to the big-M MIP started from
-                       the best point (it may improve it and proves a bound); 0: Algorithm 2 alone   [0]
+                       the best point (it may improve it and proves a bound); 0: Algorithm 2 alone  [0.25]
   --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500)  [0]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
@@ -178,6 +183,11 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       } catch (const Error& e) {
         throw UsageError(e.what());
       }
+    } else if (flag == "--concave-neurons") {
+      const std::string mode = value();
+      if (mode != "free" && mode != "fixed")
+        throw UsageError("--concave-neurons must be free or fixed, not '" + mode + "'");
+      options.solve.relax_concave = mode == "free";
     } else if (flag == "--gap") {
       options.solve.enhanced.gap = parse_number<double>(flag, value());
       if (!(options.solve.enhanced.gap >= 0.0)) throw UsageError("--gap must be >= 0");

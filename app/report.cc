@@ -67,6 +67,8 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
     out << ")\n";
   }
+  if (result.concave_neurons > 0)
+    out << "  concave     " << result.concave_neurons << " neurons free in every LP, without a binary in the MIP\n";
   if (result.method == "enhanced")
     out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
   if (result.stop_rule) out << stop_rule_text(*result.stop_rule);

@@ -16,7 +16,8 @@ namespace reluopt {
 // Column conventions shared by every formulation (big-M, partition):
 //   input[i]             x_i, with the domain's bounds
 //   post_activation[k][j] x_{k+1, j} = max(h_kj, 0), bounds [max(l,0), max(u,0)]
-//   binary[k][j]         z_kj (1 = active) for unstable neurons, -1 for neurons the bounds prove stable
+//   binary[k][j]         z_kj (1 = active) for unstable neurons, -1 for neurons the bounds prove stable and
+//                        for concave neurons when relaxed
 // Formulation-specific auxiliary columns (partition copies z_n) follow; warm_start() fills them.
 struct MipFormulation {
   LinearModel model;
@@ -25,6 +26,7 @@ struct MipFormulation {
   std::vector<std::vector<int>> binary;
   NeuronBounds bounds;  // the bounds the formulation was built with
   int partitions = 1;   // 1 for big-M
+  int concave = 0;      // unstable neurons modelled without a binary (relax_concave)
   // Per unstable neuron of the partition formulation: the columns of z_n and the input index sets S_n.
   struct PartitionNeuron {
     int layer = 0, neuron = 0;
@@ -34,13 +36,14 @@ struct MipFormulation {
   std::vector<PartitionNeuron> partition_neurons;
 };
 
-// Big-M (Fischetti & Jo 2018; the paper's eq. for K layers; MATH.md §3).
+// Big-M (Fischetti & Jo 2018; the paper's eq. for K layers; MATH.md §3). With relax_concave, the concave
+// neurons (reluopt/pattern_lp.h) get y >= h, y >= 0 and no binary; false: the paper's model.
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds);
+                                 const NeuronBounds& bounds, bool relax_concave = false);
 
-// Partition-based formulation with N sets per neuron (Tsay et al. 2021; MATH.md §6).
+// Partition-based formulation with N sets per neuron (Tsay et al. 2021; MATH.md §6); relax_concave as above.
 MipFormulation partition_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                     const NeuronBounds& bounds, int partitions);
+                                     const NeuronBounds& bounds, int partitions, bool relax_concave = false);
 
 // The full variable vector of `formulation` at input x, from one forward pass (MATH.md §7):
 // x, post-activations, z = activation pattern, partition copies z_n = z v_n.

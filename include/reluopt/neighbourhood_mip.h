@@ -21,15 +21,18 @@ namespace reluopt {
 //   s.t. (2 s_kj - 1) (G_k v + g_k)_j >= 0                      fixed unstable neuron (kj)
 //        y >= h,  y <= u z,  y <= h - l (1 - z),  y >= 0,  z in {0,1}   free neuron, big-M (MATH.md §3)
 //        x in P
-// with l < 0 < u the neuron's bounds. Free neurons that the bounds prove stable are fixed to that state.
+//        y >= h,  y >= 0                                            concave neuron (optional, pattern_lp.cc)
+// with l < 0 < u the neuron's bounds. Free neurons that the bounds prove stable are fixed to that state; a
+// neuron in `concave` is never fixed nor given a binary, whether or not it is in `free`.
 // With no free neuron this is the fixed-pattern LP of MATH.md §2.
 struct NeighbourhoodMip {
-  LinearModel model;  // columns: x (d), then y and z of each free neuron
+  LinearModel model;  // columns: x (d), then y of each free or concave neuron, then z of each free neuron
   struct FreeNeuron {
     int layer = 0, neuron = 0;
     int y_col = -1, z_col = -1;
   };
-  std::vector<FreeNeuron> free;
+  std::vector<FreeNeuron> free;     // the neurons with a binary
+  std::vector<FreeNeuron> concave;  // the concave neurons (z_col = -1)
   // Row of the sign constraint of each fixed neuron (-1: stable by the bounds, or free). Flipping a neuron's
   // state is a change of that row's bounds: the row (G v + g >= 0) becomes (G v + g <= 0) or back.
   std::vector<std::vector<int>> sign_row;
@@ -38,7 +41,7 @@ struct NeighbourhoodMip {
 
 NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain, const Objective& objective,
                                    const ActivationPattern& pattern, const FreeMask& free,
-                                   const NeuronBounds& bounds);
+                                   const NeuronBounds& bounds, const FreeMask* concave = nullptr);
 
 // Sets the sign row of fixed neuron (layer, neuron) to `active` (G v + g >= 0) or inactive (<= 0).
 void set_neuron_state(NeighbourhoodMip& mip, int layer, int neuron, bool active);

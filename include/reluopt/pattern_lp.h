@@ -31,12 +31,27 @@ struct RegionAffine {
 RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
                             const FreeMask* free = nullptr);
 
+// The concave neurons of a problem (derivation in pattern_lp.cc): the unstable neurons of the last hidden layer whose
+// coefficient in the maximized objective, c = sign * (W_K^T w), is <= 0. The objective is concave in their
+// post-activations, so an LP needs neither their state nor a binary for them: y >= h, y >= 0 is exact.
+FreeMask concave_neurons(const Network& network, const Objective& objective, const NeuronBounds& bounds);
+int count_neurons(const FreeMask& mask);
+
 // The fixed-pattern LP in input space (MATH.md §2):
 //   max  c^T x + c_0   s.t.  (2 s_kj - 1) (G_k x + g_k)_j >= 0  for every unstable neuron,  x in P,
 // with columns 0..d-1 being x. Neurons that `bounds` prove stable need no row (pass nullptr to keep all).
 // The optimum is in the maximized sense sign * g.
+//
+// With `concave` (see concave_neurons; requires `bounds`), those neurons' states are not fixed: each gets a
+// column y in [0, max(u, 0)] after x, with its objective coefficient c_j <= 0, and the row y - h >= 0 instead
+// of its sign row. The LP is then the maximum over the union of the regions that differ from
+// `pattern` only in concave neurons, and its optimum is the forward value of its x.
 LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,
-                       const ActivationPattern& pattern, const NeuronBounds* bounds);
+                       const ActivationPattern& pattern, const NeuronBounds* bounds,
+                       const FreeMask* concave = nullptr);
+
+// The pattern with every concave neuron set to 0: patterns with the same key have the same pattern LP.
+ActivationPattern pattern_key(ActivationPattern pattern, const FreeMask* concave);
 
 // Appends the domain P to a model whose first domain.dim() columns are x: the rows A x <= b.
 void add_domain_rows(const Domain& domain, LinearModel& model);

@@ -6,18 +6,20 @@
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
+#include "reluopt/pattern_lp.h"
 
 namespace reluopt {
 
 // A validated optimization problem: max (or min) g(x) = w^T f(x) + c over x in P.
 // make_problem() checks every piece against the network and that P is not empty (one LP when P has rows),
-// and computes what every method needs: a point strictly inside P and interval bounds.
+// and computes what every method needs: a point strictly inside P, interval bounds and the concave neurons.
 struct Problem {
   const Network& network;
   Domain domain;
   Objective objective;
   Eigen::VectorXd interior_point;  // the Chebyshev centre of P (the box centre for a box)
   NeuronBounds interval;           // interval bounds on every pre-activation
+  FreeMask concave;                // the concave neurons under `interval` (reluopt/pattern_lp.h)
 };
 
 Problem make_problem(const Network& network, Domain domain, Objective objective);

@@ -68,6 +68,8 @@ struct SolveResult {
   std::string bound_method;          // "interval", "lp", "progressive"
   int binaries = 0;                  // unstable neurons, each with a binary
   int partitions = 0;                // N of the partition formulation
+  // Unstable neurons modelled without a fixed state or a binary (SolveOptions::relax_concave).
+  int concave_neurons = 0;
   bool warm_started = false;
   long samples = 0;
   long lps = 0;

@@ -24,8 +24,9 @@ struct LocalSearchCounters {
 
 // Neurons whose pre-activation at x is within eps of zero (and that the bounds do not prove stable): the
 // corner of the region where neighbouring regions meet. With a cap, the tightest ones are kept.
-FreeMask tight_neurons(const Problem& problem, const NeuronBounds& bounds, const Eigen::VectorXd& x, double eps,
-                       int max_free, int& count) {
+// Concave neurons are never among them: the LPs leave them free already.
+FreeMask tight_neurons(const Problem& problem, const NeuronBounds& bounds, const FreeMask* concave,
+                       const Eigen::VectorXd& x, double eps, int max_free, int& count) {
   const ForwardTrace trace = problem.network.trace(x);
   FreeMask free(trace.pre_activation.size());
   std::vector<std::pair<double, std::pair<int, int>>> tight;
@@ -33,6 +34,7 @@ FreeMask tight_neurons(const Problem& problem, const NeuronBounds& bounds, const
     free[k].assign(trace.pre_activation[k].size(), 0);
     for (Eigen::Index j = 0; j < trace.pre_activation[k].size(); ++j) {
       const double h = std::abs(trace.pre_activation[k][j]);
+      if (concave != nullptr && (*concave)[k][j]) continue;
       if (h <= eps && !bounds.is_stable(static_cast<int>(k), static_cast<int>(j)))
         tight.push_back({h, {static_cast<int>(k), static_cast<int>(j)}});
     }
@@ -50,9 +52,9 @@ FreeMask tight_neurons(const Problem& problem, const NeuronBounds& bounds, const
 // around the current point, move to a better point, and repeat until the search no longer improves.
 class LocalSearchLoop : public RegionImprover {
  public:
-  LocalSearchLoop(const Problem& problem, const NeuronBounds& bounds, const EnhancedOptions& options,
-                  LocalSearchCounters& counters)
-      : problem_(problem), bounds_(bounds), options_(options), counters_(counters) {}
+  LocalSearchLoop(const Problem& problem, const NeuronBounds& bounds, const FreeMask* concave,
+                  const EnhancedOptions& options, LocalSearchCounters& counters)
+      : problem_(problem), bounds_(bounds), concave_(concave), options_(options), counters_(counters) {}
 
   std::optional<EvaluatedPoint> improve(const EvaluatedPoint& start, double thread_best,
                                         const Deadline& deadline) override {
@@ -65,11 +67,12 @@ class LocalSearchLoop : public RegionImprover {
     bool improved = false;
     while (!deadline.expired()) {
       int free_count = 0;
-      const FreeMask free = tight_neurons(problem_, bounds_, current.x, options_.eps, options_.max_free, free_count);
+      const FreeMask free =
+          tight_neurons(problem_, bounds_, concave_, current.x, options_.eps, options_.max_free, free_count);
       if (free_count == 0) break;
       const ActivationPattern pattern = problem_.network.activation_pattern(current.x);
       const NeighbourhoodMip mip =
-          neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_);
+          neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_, concave_);
       std::optional<EvaluatedPoint> candidate = search_neighbourhood(mip, current, deadline);
       if (!candidate || candidate->value <= current.value + improvement_tolerance(current.value)) break;
       current = std::move(*candidate);
@@ -94,6 +97,7 @@ class LocalSearchLoop : public RegionImprover {
 
   const Problem& problem_;
   const NeuronBounds& bounds_;
+  const FreeMask* concave_;  // left free in every LP (nullptr: the paper's LPs)
   const EnhancedOptions& options_;
   LocalSearchCounters& counters_;
 };
@@ -309,14 +313,17 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   // The local MIPs need bounds only for the big-M rows of their few free neurons; interval bounds cost nothing
   // and leave the whole time budget to sampling.
   const NeuronBounds& bounds = problem.interval;
+  const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   LocalSearchCounters counters;
   const ImproverFactory factory = [&]() -> std::unique_ptr<RegionImprover> {
-    switch (options.enhanced.local_search) {
-      case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, options.enhanced, counters);
+    const EnhancedOptions& enhanced = options.enhanced;
+    switch (enhanced.local_search) {
+      case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, concave, enhanced, counters);
       case LocalSearch::kBranchAndBound:
-        return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, options.enhanced, counters);
+        return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, concave, enhanced, counters);
       case LocalSearch::kFlip:
-      case LocalSearch::kFlipMip: return std::make_unique<FlipLocalSearch>(problem, bounds, options.enhanced, counters);
+      case LocalSearch::kFlipMip:
+        return std::make_unique<FlipLocalSearch>(problem, bounds, concave, enhanced, counters);
     }
     throw Error("unknown local search");
   };

@@ -27,8 +27,8 @@ namespace {
 MipFormulation build_formulation(const Problem& problem, const SolveOptions& options, const NeuronBounds& bounds) {
   return options.method == Method::kPartition
              ? partition_formulation(problem.network, problem.domain, problem.objective, bounds,
-                                     options.mip.partitions)
-             : big_m_formulation(problem.network, problem.domain, problem.objective, bounds);
+                                     options.mip.partitions, options.relax_concave)
+             : big_m_formulation(problem.network, problem.domain, problem.objective, bounds, options.relax_concave);
 }
 
 NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, const Deadline& deadline) {
@@ -109,6 +109,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   result.nodes = solution.nodes;
   result.bound_method = bound_method_name(options.mip.bounds.method);
   result.binaries = formulation.model.num_integer();
+  result.concave_neurons = formulation.concave;
   result.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
   result.warm_started = mip.start != nullptr;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted

@@ -62,7 +62,9 @@ Problem make_problem(const Network& network, Domain domain, Objective objective)
     interior = chebyshev_centre(domain);
   }
   NeuronBounds interval = interval_bounds(network, domain);
-  return Problem{network, std::move(domain), std::move(objective), std::move(interior), std::move(interval)};
+  FreeMask concave = concave_neurons(network, objective, interval);
+  return Problem{network,           std::move(domain),   std::move(objective),
+                 std::move(interior), std::move(interval), std::move(concave)};
 }
 
 EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x) {

@@ -94,6 +94,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   PatternValues own_patterns;  // with an improver: this thread's solved patterns
   const bool recording = options.sampling.record_values || options.sampling.stop_rule.has_value();
   std::vector<SampleRecord>& records = shared.records[thread];
+  const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   double thread_best = -kInfinity;
   auto offer = [&](EvaluatedPoint point) {
     thread_best = std::max(thread_best, point.value);
@@ -103,7 +104,8 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
-    const ActivationPattern pattern = problem.network.activation_pattern(sample);
+    // Patterns that differ only in concave neurons share one LP.
+    const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(sample), concave);
     const std::size_t hash = pattern.hash();
     if (recording) records.push_back({hash, std::numeric_limits<double>::quiet_NaN()});
     // The sample itself is feasible: keep it, so an LP failure never leaves us without a point.
@@ -124,7 +126,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       if (recording) records.back().value = value;
     };
     const LinearModel model =
-        pattern_lp(problem.network, problem.domain, problem.objective, pattern, &problem.interval);
+        pattern_lp(problem.network, problem.domain, problem.objective, pattern, &problem.interval, concave);
     const LpSolution solution = lp.solve(model, deadline.remaining());
     shared.lps.fetch_add(1, std::memory_order_relaxed);
     if (solution.status != LpStatus::kOptimal) {
@@ -238,6 +240,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   result.lps = shared.lps.load();
   result.duplicate_patterns = shared.duplicates.load();
   result.lp_failures = shared.lp_failures.load();
+  result.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
   result.seed = options.seed;
   result.threads = threads;
   result.seconds = deadline.elapsed();
@@ -256,8 +259,11 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
     result.sample_values.reserve(shared.values.size());
     for (const auto& [index, value] : shared.values) result.sample_values.emplace_back(index, sign * value);
   }
-  // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem.
-  if (result.status == SolveStatus::kFeasible && problem.interval.num_unstable() == 0 && result.lps > 0 &&
+  // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem; so it did
+  // when every unstable neuron is concave and left free.
+  const int fixed_unstable =
+      problem.interval.num_unstable() - (options.relax_concave ? count_neurons(problem.concave) : 0);
+  if (result.status == SolveStatus::kFeasible && fixed_unstable == 0 && result.lps > 0 &&
       result.lp_failures == 0) {
     result.status = SolveStatus::kOptimal;
     result.bound = result.objective;

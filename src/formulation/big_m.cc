@@ -2,7 +2,9 @@
 // optimization"; Perakis & Tsiourvas, eq. (5); MATH.md §3). For neuron j of hidden layer k with
 // pre-activation h = w^T x_k + b and bounds l < 0 < u:
 //     x_{k+1,j} >= 0,   x_{k+1,j} >= h,   x_{k+1,j} <= u z,   x_{k+1,j} <= h - l (1 - z),   z in {0, 1}.
-// Stable neurons need no binary: u <= 0 gives x_{k+1,j} = 0, l >= 0 gives x_{k+1,j} = h.
+// Stable neurons need no binary: u <= 0 gives x_{k+1,j} = 0, l >= 0 gives x_{k+1,j} = h. Nor do concave
+// neurons (last hidden layer, objective coefficient <= 0; pattern_lp.cc) unless the paper's model is asked for:
+// x_{k+1,j} >= 0, x_{k+1,j} >= h is exact for them.
 // The objective sign * (w^T (W_K x_K + b_K) + c) is placed on the last post-activations.
 #include "reluopt/mip_formulation.h"
 
@@ -10,6 +12,7 @@
 
 #include "formulation/formulation_parts.h"
 #include "reluopt/error.h"
+#include "reluopt/pattern_lp.h"
 
 namespace reluopt {
 
@@ -39,6 +42,18 @@ void add_inputs(MipFormulation& f, const Domain& domain) {
   }
 }
 
+// The row y - w^T x_k of neuron j of layer k (its right-hand sides are up to the caller): index and value.
+std::pair<std::vector<int>, std::vector<double>> y_minus_h_row(const MipFormulation& f, const DenseLayer& layer,
+                                                              int k, int j, int y) {
+  const std::vector<int>& inputs = layer_inputs(f, k);
+  std::pair<std::vector<int>, std::vector<double>> row{{y}, {1.0}};
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    row.first.push_back(inputs[i]);
+    row.second.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
+  }
+  return row;
+}
+
 // Adds x_{k+1,j} with bounds [max(l,0), max(u,0)] and, for stable neurons, the row that fixes it to h.
 // Returns the column; `stable` tells whether the caller must still model the ReLU.
 int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j, double l, double u,
@@ -48,20 +63,23 @@ int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j
   stable = u <= 0.0 || l >= 0.0;
   if (stable && l >= 0.0) {
     // Always active: x_{k+1,j} - w^T x_k = b.
-    const std::vector<int>& inputs = layer_inputs(f, k);
-    std::vector<int> index{col};
-    std::vector<double> value{1.0};
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      index.push_back(inputs[i]);
-      value.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
-    }
+    const auto [index, value] = y_minus_h_row(f, layer, k, j, col);
     f.model.add_row(index, value, layer.bias[j], layer.bias[j], "active_" + name);
   }
   return col;
 }
 
+// y - w^T x_k >= b: with y >= 0 from its column bound, the epigraph of max(h, 0).
+void add_above_h_row(MipFormulation& f, const DenseLayer& layer, int k, int j, int y) {
+  const auto [index, value] = y_minus_h_row(f, layer, k, j, y);
+  f.model.add_row(index, value, layer.bias[j], kInfinity, "above_h" + std::to_string(k + 2) + "_" + std::to_string(j));
+}
+
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds, const UnstableReluModel& add_unstable_relu) {
+                                 const NeuronBounds& bounds, bool relax_concave,
+                                 const UnstableReluModel& add_unstable_relu) {
+  // Concave neurons need no binary (pattern_lp.cc): the objective pushes y down onto max(h, 0).
+  const FreeMask concave = relax_concave ? concave_neurons(network, objective, bounds) : FreeMask{};
   MipFormulation f;
   f.bounds = bounds;
   add_inputs(f, domain);
@@ -73,7 +91,15 @@ MipFormulation formulate_network(const Network& network, const Domain& domain, c
       bool stable = false;
       const int y = add_post_activation(f, layer, k, j, bounds.lower[k][j], bounds.upper[k][j], stable);
       f.post_activation[k].push_back(y);
-      f.binary[k].push_back(stable ? -1 : add_unstable_relu(f, layer, k, j, y));
+      if (stable) {
+        f.binary[k].push_back(-1);
+      } else if (relax_concave && concave[k][j]) {
+        add_above_h_row(f, layer, k, j, y);
+        f.binary[k].push_back(-1);
+        ++f.concave;
+      } else {
+        f.binary[k].push_back(add_unstable_relu(f, layer, k, j, y));
+      }
     }
   }
   add_objective(f, network, objective);
@@ -81,18 +107,12 @@ MipFormulation formulate_network(const Network& network, const Domain& domain, c
 }
 
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds) {
+                                 const NeuronBounds& bounds, bool relax_concave) {
   const auto big_m_relu = [&bounds](MipFormulation& f, const DenseLayer& layer, int k, int j, int y) {
     const double l = bounds.lower[k][j], u = bounds.upper[k][j];
-    const std::vector<int>& inputs = layer_inputs(f, k);
     const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
     const int z = f.model.add_column(0.0, 1.0, 0.0, true, "z" + tag);
-    std::vector<int> index{y};
-    std::vector<double> value{1.0};
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      index.push_back(inputs[i]);
-      value.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
-    }
+    auto [index, value] = y_minus_h_row(f, layer, k, j, y);
     const double b = layer.bias[j];
     f.model.add_row(index, value, b, kInfinity, "above_h" + tag);            // y - w^T x >= b
     f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
@@ -101,7 +121,7 @@ MipFormulation big_m_formulation(const Network& network, const Domain& domain, c
     f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
     return z;
   };
-  return formulate_network(network, domain, objective, bounds, big_m_relu);
+  return formulate_network(network, domain, objective, bounds, relax_concave, big_m_relu);
 }
 
 std::vector<double> warm_start(const MipFormulation& f, const Network& network, const Eigen::VectorXd& x) {

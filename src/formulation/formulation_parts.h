@@ -20,8 +20,10 @@ void add_objective(MipFormulation& f, const Network& network, const Objective& o
 using UnstableReluModel = std::function<int(MipFormulation& f, const DenseLayer& layer, int k, int j, int y)>;
 
 // Inputs and domain rows, then layer by layer a post-activation column per neuron (stable neurons exactly, with
-// no binary; unstable ones by `add_unstable_relu`), then the objective.
+// no binary; concave ones, when asked, by y >= h alone; the other unstable ones by `add_unstable_relu`), then the
+// objective.
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds, const UnstableReluModel& add_unstable_relu);
+                                 const NeuronBounds& bounds, bool relax_concave,
+                                 const UnstableReluModel& add_unstable_relu);
 
 }  // namespace reluopt

@@ -1,7 +1,8 @@
 // The local-search MIP of the enhanced sampling algorithm (Perakis & Tsiourvas, Algorithm 2), in input
 // space. See include/reluopt/neighbourhood_mip.h for the model:
 //   max c^T v + c_0  s.t.  (2 s - 1)(G v + g) >= 0 on fixed neurons,
-//   y >= h, y <= u z, y <= h - l (1 - z), y >= 0, z binary on free neurons,  x in P,   v = [x; y].
+//   y >= h, y <= u z, y <= h - l (1 - z), y >= 0, z binary on free neurons,  x in P,   v = [x; y],
+//   y >= h, y >= 0 on concave neurons (no binary; see pattern_lp.cc).
 #include "reluopt/neighbourhood_mip.h"
 
 #include <algorithm>
@@ -10,33 +11,46 @@ namespace reluopt {
 
 NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain, const Objective& objective,
                                    const ActivationPattern& pattern, const FreeMask& free,
-                                   const NeuronBounds& bounds) {
-  // Only unstable neurons can be free; a stable one keeps the state its bounds prove.
+                                   const NeuronBounds& bounds, const FreeMask* concave) {
+  // Only unstable neurons can be free; a stable one keeps the state its bounds prove. A concave neuron needs
+  // no binary: it gets y and the epigraph row only (pattern_lp.cc).
   ActivationPattern fixed = pattern;
-  FreeMask effective_free = free;
+  FreeMask binary = free;     // free with a binary
+  FreeMask with_y = free;     // free with a column y: binary or concave
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     for (int j = 0; j < network.hidden_width(k); ++j) {
-      if (!bounds.is_stable(k, j)) continue;
-      effective_free[k][j] = 0;
-      fixed.active[k][j] = bounds.lower[k][j] >= 0.0 ? 1 : 0;
+      if (bounds.is_stable(k, j)) {
+        binary[k][j] = with_y[k][j] = 0;
+        fixed.active[k][j] = bounds.lower[k][j] >= 0.0 ? 1 : 0;
+      } else if (concave != nullptr && (*concave)[k][j]) {
+        binary[k][j] = 0;
+        with_y[k][j] = 1;
+      }
     }
   }
-  const RegionAffine region = compose_region(network, objective, fixed, &effective_free);
+  const RegionAffine region = compose_region(network, objective, fixed, &with_y);
   const int d = network.input_dim();
   const int dim = d + region.num_free;
 
   NeighbourhoodMip mip;
   LinearModel& model = mip.model;
   for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i], region.objective_gradient[i]);
-  mip.free.resize(region.num_free);
+  std::vector<int> y_col(region.num_free, -1);
+  std::vector<int> free_position(region.num_free, -1);  // index in mip.free of a neuron with a binary
   for (int k = 0; k < network.num_hidden_layers(); ++k)
     for (int j = 0; j < network.hidden_width(k); ++j)
-      if (region.free_index[k][j] >= 0) {
-        NeighbourhoodMip::FreeNeuron& neuron = mip.free[region.free_index[k][j]];
+      if (const int f = region.free_index[k][j]; f >= 0) {
+        y_col[f] = model.add_column(0.0, std::max(bounds.upper[k][j], 0.0), region.objective_gradient[d + f]);
+        NeighbourhoodMip::FreeNeuron neuron;
         neuron.layer = k;
         neuron.neuron = j;
-        neuron.y_col = model.add_column(0.0, std::max(bounds.upper[k][j], 0.0),
-                                        region.objective_gradient[d + region.free_index[k][j]]);
+        neuron.y_col = y_col[f];
+        if (!binary[k][j]) {
+          mip.concave.push_back(neuron);
+          continue;
+        }
+        free_position[f] = static_cast<int>(mip.free.size());
+        mip.free.push_back(neuron);
       }
   for (NeighbourhoodMip::FreeNeuron& neuron : mip.free) neuron.z_col = model.add_column(0.0, 1.0, 0.0, true);
   model.set_objective_constant(region.objective_constant);
@@ -50,13 +64,15 @@ NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain,
     mip.sign_offset[k].assign(network.hidden_width(k), 0.0);
     for (int j = 0; j < network.hidden_width(k); ++j) {
       const double g = region.g[k][j];
-      if (region.free_index[k][j] >= 0) {
-        const NeighbourhoodMip::FreeNeuron& neuron = mip.free[region.free_index[k][j]];
-        const double l = bounds.lower[k][j], u = bounds.upper[k][j];
-        // y - h >= 0  and  y - h - l z <= -l, with h = G v + g; then y - u z <= 0.
+      if (const int f = region.free_index[k][j]; f >= 0) {
+        // y - h >= 0, with h = G v + g.
         row = -region.G[k].row(j);
-        row[neuron.y_col] += 1.0;
+        row[y_col[f]] += 1.0;
         model.add_dense_row(row.data(), dim, 0, g, kInfinity);
+        if (free_position[f] < 0) continue;  // concave: the epigraph is exact
+        // A binary neuron, big-M: y - h - l z <= -l and y - u z <= 0.
+        const NeighbourhoodMip::FreeNeuron& neuron = mip.free[free_position[f]];
+        const double l = bounds.lower[k][j], u = bounds.upper[k][j];
         std::vector<int> index;
         std::vector<double> value;
         for (int c = 0; c < dim; ++c)
@@ -96,6 +112,8 @@ std::vector<double> neighbourhood_start(const NeighbourhoodMip& mip, const Netwo
     values[neuron.y_col] = std::max(h, 0.0);
     values[neuron.z_col] = h > 0.0 ? 1.0 : 0.0;
   }
+  for (const NeighbourhoodMip::FreeNeuron& neuron : mip.concave)
+    values[neuron.y_col] = std::max(trace.pre_activation[neuron.layer][neuron.neuron], 0.0);
   return values;
 }
 

@@ -119,7 +119,7 @@ int add_partitioned_relu(MipFormulation& f, const DenseLayer& layer, int k, int 
 }  // namespace
 
 MipFormulation partition_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                     const NeuronBounds& bounds, int partitions) {
+                                     const NeuronBounds& bounds, int partitions, bool relax_concave) {
   if (partitions < 1)
     throw Error("partition formulation: the number of partitions must be >= 1, got " + std::to_string(partitions));
   const auto partitioned_relu = [partitions, &bounds](MipFormulation& f, const DenseLayer& layer, int k, int j,
@@ -127,7 +127,7 @@ MipFormulation partition_formulation(const Network& network, const Domain& domai
     return add_partitioned_relu(f, layer, k, j, y, equal_size_split(layer.weights.row(j).transpose(), partitions),
                                 bounds.lower[k][j], bounds.upper[k][j]);
   };
-  MipFormulation f = formulate_network(network, domain, objective, bounds, partitioned_relu);
+  MipFormulation f = formulate_network(network, domain, objective, bounds, relax_concave, partitioned_relu);
   f.partitions = partitions;
   return f;
 }

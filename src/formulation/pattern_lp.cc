@@ -7,9 +7,47 @@
 //   max  c^T x + c_0   s.t.  (2 s_kj - 1) (G_k x + g_k)_j >= 0,   lo <= x <= hi,  A x <= b
 // has one dense row per neuron and d columns; SOLVER-NOTES.md measured it 5-10x faster in CLP than the
 // layered big-M model with z fixed.
+//
+// Concave neurons (an addition to the paper). In the last hidden layer the objective is sum_j c_j y_j + (affine in x), with
+// c = sign * W_K^T w and y_j = max(h_j, 0). Where c_j <= 0 the term c_j max(h_j, 0) is concave, and
+//   max c_j y_j  s.t.  y_j >= h_j,  y_j >= 0
+// attains y_j = max(h_j, 0) (for c_j < 0 at every optimum; for c_j = 0 the value does not depend on y_j). So
+// these neurons need no fixed state: the LP with the epigraph rows optimizes over all of their 2^n states at
+// once, exactly. The same holds for the big-M MIP, where such a neuron needs no binary (MATH.md §3).
 #include "reluopt/pattern_lp.h"
 
+#include <algorithm>
+
+#include "reluopt/error.h"
+
 namespace reluopt {
+
+FreeMask concave_neurons(const Network& network, const Objective& objective, const NeuronBounds& bounds) {
+  const int layers = network.num_hidden_layers();
+  FreeMask concave(layers);
+  for (int k = 0; k < layers; ++k) concave[k].assign(network.hidden_width(k), 0);
+  if (layers == 0) return concave;
+  const Eigen::VectorXd c = objective.sign() * network.output_layer().weights.transpose() * objective.weights;
+  const int last = layers - 1;
+  for (int j = 0; j < network.hidden_width(last); ++j)
+    if (c[j] <= 0.0 && !bounds.is_stable(last, j)) concave[last][j] = 1;
+  return concave;
+}
+
+int count_neurons(const FreeMask& mask) {
+  int n = 0;
+  for (const auto& layer : mask)
+    for (std::uint8_t m : layer) n += m != 0;
+  return n;
+}
+
+ActivationPattern pattern_key(ActivationPattern pattern, const FreeMask* concave) {
+  if (concave == nullptr) return pattern;
+  for (std::size_t k = 0; k < pattern.active.size(); ++k)
+    for (std::size_t j = 0; j < pattern.active[k].size(); ++j)
+      if ((*concave)[k][j]) pattern.active[k][j] = 0;
+  return pattern;
+}
 
 RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
                             const FreeMask* free) {
@@ -68,19 +106,33 @@ void add_domain_rows(const Domain& domain, LinearModel& model) {
 }
 
 LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,
-                       const ActivationPattern& pattern, const NeuronBounds* bounds) {
-  const RegionAffine region = compose_region(network, objective, pattern);
-  const int dim = network.input_dim();
+                       const ActivationPattern& pattern, const NeuronBounds* bounds, const FreeMask* concave) {
+  if (concave != nullptr && bounds == nullptr) throw Error("pattern_lp: concave neurons need the bounds");
+  const RegionAffine region = compose_region(network, objective, pattern, concave);
+  const int d = network.input_dim();
+  const int dim = d + region.num_free;
   LinearModel model;
-  for (int i = 0; i < dim; ++i)
-    model.add_column(domain.lower[i], domain.upper[i], region.objective_gradient[i]);
+  for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i], region.objective_gradient[i]);
+  std::vector<int> y_col(region.num_free, -1);
+  for (int k = 0; k < network.num_hidden_layers() && region.num_free > 0; ++k)
+    for (int j = 0; j < network.hidden_width(k); ++j)
+      if (const int f = region.free_index[k][j]; f >= 0)
+        y_col[f] = model.add_column(0.0, std::max(bounds->upper[k][j], 0.0), region.objective_gradient[d + f]);
   model.set_objective_constant(region.objective_constant);
   model.reserve(network.num_hidden_neurons() + domain.num_rows(),
                 (network.num_hidden_neurons() + domain.num_rows()) * dim);
+  Eigen::RowVectorXd row(dim);
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     for (int j = 0; j < network.hidden_width(k); ++j) {
       if (bounds != nullptr && bounds->is_stable(k, j)) continue;
       const double offset = region.g[k][j];
+      if (const int f = region.free_index[k][j]; f >= 0) {
+        // Concave neuron: y - (G v + g) >= 0.
+        row = -region.G[k].row(j);
+        row[y_col[f]] += 1.0;
+        model.add_dense_row(row.data(), dim, 0, offset, kInfinity);
+        continue;
+      }
       if (pattern.active[k][j]) {
         model.add_dense_row(region.G[k].row(j).data(), dim, 0, -offset, kInfinity);
       } else {

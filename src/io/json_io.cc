@@ -128,6 +128,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["samples"] = result.samples;
   out["lps"] = result.lps;
   out["duplicate_patterns"] = result.duplicate_patterns;
+  out["concave_neurons"] = result.concave_neurons;
   out["lp_failures"] = result.lp_failures;
   out["stopped_by"] = stop_reason_name(result.stopped_by);
   out["seconds"] = result.seconds;

@@ -176,10 +176,36 @@ class Cli(unittest.TestCase):
         self.assertLessEqual(result["objective"], centre_value + 1e-9)
 
     def test_time_limit_stops_the_run(self):
-        result, _ = self.solve(self.model, "--samples", "1000000000", "--time-limit", "1")
+        # Algorithm 2 alone (--mip-share 0): nothing proves the optimum, the clock ends the run.
+        result, _ = self.solve(self.model, "--samples", "1000000000", "--time-limit", "1", "--mip-share", "0")
         self.assertEqual(result["stopped_by"], "time_limit")
         self.assertEqual(result["status"], "feasible")
+        self.assertIsNone(result["bound"])
         self.assertLess(result["samples"], 1000000000)
+
+    def test_time_limited_enhanced_ends_with_a_proven_bound(self):
+        # By default the last quarter of a timed enhanced run is the big-M MIP from Algorithm 2's point: a bound
+        # from the same run, here (a small network) a proof of optimality before the limit.
+        result, _ = self.solve(self.model, "--samples", "1000000000", "--time-limit", "4")
+        self.assertEqual(result["method"], "enhanced")
+        self.assertIsNotNone(result["bound"])
+        self.assertGreaterEqual(result["bound"], result["objective"] - 1e-6 * max(1.0, abs(result["objective"])))
+        self.assertEqual(result["status"], "optimal")
+        self.assertEqual(result["stopped_by"], "completed")
+        self.assertLess(result["samples"], 1000000000)
+
+    def test_concave_neurons_need_no_binary_and_keep_the_optimum(self):
+        free, _ = self.solve(self.model, "--method", "mip", "--time-limit", "30")
+        fixed, _ = self.solve(self.model, "--method", "mip", "--time-limit", "30", "--concave-neurons", "fixed")
+        self.assertEqual(free["status"], "optimal")
+        self.assertEqual(fixed["status"], "optimal")
+        self.assertAlmostEqual(free["objective"], fixed["objective"], delta=1e-6 * max(1.0, abs(fixed["objective"])))
+        self.assertGreater(free["concave_neurons"], 0)
+        self.assertEqual(fixed["concave_neurons"], 0)
+        self.assertEqual(free["formulation"]["binaries"] + free["concave_neurons"], fixed["formulation"]["binaries"])
+        sampled, _ = self.solve(self.model, "--method", "sampling", "--samples", "50")
+        # Sampling uses interval bounds, the MIP its tighter LP bounds: at least as many neurons stay unstable.
+        self.assertGreaterEqual(sampled["concave_neurons"], free["concave_neurons"])
 
     def test_ctrl_c_still_reports_the_incumbent(self):
         out = self.path("interrupted.json")
@@ -413,6 +439,7 @@ class Cli(unittest.TestCase):
         self.assert_bad_input(["solve", self.model, "--gap", "-1"], 2, "--gap")
         for bad in ("1", "-0.1", "half"):
             self.assert_bad_input(["solve", self.model, "--mip-share", bad], 2, "--mip-share")
+        self.assert_bad_input(["solve", self.model, "--concave-neurons", "relaxed"], 2, "--concave-neurons")
 
 
 if __name__ == "__main__":

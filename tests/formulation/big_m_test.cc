@@ -8,6 +8,7 @@
 #include "reluopt/bounds.h"
 #include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
+#include "reluopt/pattern_lp.h"
 #include "solver/cbc_mip.h"
 #include "test_networks.h"
 
@@ -97,6 +98,26 @@ TEST_P(BigMBruteForce, CbcReachesTheEnumeratedMaximum) {
     Eigen::VectorXd x(net_.input_dim());
     for (int i = 0; i < x.size(); ++i) x[i] = solution.values[f.input[i]];
     EXPECT_NEAR(forward_value(x), exact, relative_tolerance(exact));
+  }
+}
+
+// Concave neurons without binaries: the same maximum, and the forward pass agrees.
+TEST_P(BigMBruteForce, FreeConcaveNeuronsKeepTheMaximum) {
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
+  for (const NeuronBounds& bounds : bounds_) {
+    const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds, true);
+    EXPECT_EQ(f.concave, count_neurons(concave_neurons(net_, objective_, bounds)));
+    EXPECT_EQ(f.model.num_integer(), bounds.num_unstable() - f.concave);
+    const MipSolution solution = solve(f.model);
+    ASSERT_EQ(solution.status, MipStatus::kOptimal);
+    EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact));
+    Eigen::VectorXd x(net_.input_dim());
+    for (int i = 0; i < x.size(); ++i) x[i] = solution.values[f.input[i]];
+    EXPECT_NEAR(forward_value(x), exact, relative_tolerance(exact));
+    // A warm start stays feasible, with the forward value.
+    const std::vector<double> start = warm_start(f, net_, x);
+    EXPECT_LE(f.model.max_violation(start), 1e-9);
+    EXPECT_NEAR(f.model.evaluate(start), forward_value(x), 1e-9 * std::max(1.0, std::abs(forward_value(x))));
   }
 }
 

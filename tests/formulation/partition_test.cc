@@ -92,7 +92,18 @@ TEST(Partition, RejectsFewerThanOneSet) {
 
 using testing::SmallCase;
 
-class PartitionBruteForce : public testing::SmallProblemTest {};
+class PartitionBruteForce : public testing::SmallProblemTest {
+ protected:
+  // CBC proves `exact` on the formulation, and the forward pass at its x agrees.
+  void expect_solved_to(const MipFormulation& f, double exact) const {
+    const MipSolution solution = solve(f.model);
+    ASSERT_EQ(solution.status, MipStatus::kOptimal) << "N = " << f.partitions;
+    EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact)) << "N = " << f.partitions;
+    Eigen::VectorXd x(net_.input_dim());
+    for (int i = 0; i < x.size(); ++i) x[i] = solution.values[f.input[i]];
+    EXPECT_NEAR(forward_value(x), exact, relative_tolerance(exact)) << "N = " << f.partitions;
+  }
+};
 
 TEST_P(PartitionBruteForce, OneSetHasTheBigMRelaxation) {
   for (const NeuronBounds& bounds : bounds_) {
@@ -120,6 +131,21 @@ TEST_P(PartitionBruteForce, NoWeakerThanBigMWithLpBounds) {
   }
 }
 
+// Concave neurons without binaries (and without partition copies): the same maximum and the same relaxation
+// (maximization pushes their y down onto max(h, 0), where the big-M or partition rows never bind).
+TEST_P(PartitionBruteForce, FreeConcaveNeuronsKeepTheMaximum) {
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
+  const NeuronBounds& bounds = bounds_.front();
+  for (int partitions : {2, 4}) {
+    const MipFormulation f = partition_formulation(net_, domain_, objective_, bounds, partitions, true);
+    EXPECT_EQ(f.model.num_integer(), bounds.num_unstable() - f.concave);
+    EXPECT_EQ(static_cast<int>(f.partition_neurons.size()), bounds.num_unstable() - f.concave);
+    const double paper = lp_relaxation(partition_formulation(net_, domain_, objective_, bounds, partitions).model);
+    EXPECT_NEAR(lp_relaxation(f.model), paper, 1e-7 * std::max(1.0, std::abs(paper))) << "N = " << partitions;
+    expect_solved_to(f, exact);
+  }
+}
+
 TEST_P(PartitionBruteForce, CbcReachesTheEnumeratedMaximumAndRelaxationsAreNoWeaker) {
   const double exact = testing::brute_force_max(net_, domain_, objective_);
   for (const NeuronBounds& bounds : bounds_) {
@@ -130,12 +156,7 @@ TEST_P(PartitionBruteForce, CbcReachesTheEnumeratedMaximumAndRelaxationsAreNoWea
       const double relaxation = lp_relaxation(f.model);
       EXPECT_LE(relaxation, big_m + 1e-7 * std::max(1.0, std::abs(big_m))) << "N = " << partitions;
       EXPECT_GE(relaxation, exact - relative_tolerance(exact)) << "N = " << partitions;
-      const MipSolution solution = solve(f.model);
-      ASSERT_EQ(solution.status, MipStatus::kOptimal) << "N = " << partitions;
-      EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact)) << "N = " << partitions;
-      Eigen::VectorXd x(net_.input_dim());
-      for (int i = 0; i < x.size(); ++i) x[i] = solution.values[f.input[i]];
-      EXPECT_NEAR(forward_value(x), exact, relative_tolerance(exact));
+      expect_solved_to(f, exact);
     }
   }
 }

@@ -6,6 +6,7 @@
 
 #include "reluopt/problem.h"
 #include "solver/clp_lp.h"
+#include "solver/dense_first_lp.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -80,6 +81,91 @@ TEST(PatternLp, OptimumIsAtLeastTheSampleAndMatchesItsForwardValue) {
         evaluate_point(problem, Eigen::Map<const Eigen::VectorXd>(solution.values.data(), 5));
     EXPECT_NEAR(optimum.value, solution.objective, 1e-6 * std::max(1.0, std::abs(solution.objective)));
   }
+}
+
+
+// The concave neurons: unstable, last hidden layer, objective coefficient c_j = sign (W_K^T w)_j <= 0.
+TEST(PatternLp, ConcaveNeuronsAreTheLastLayersNonPositiveCoefficients) {
+  const Network net = testing::random_network(3, {5, 6}, 2, 41);
+  const Domain box = Domain::unit_box(3);
+  const NeuronBounds bounds = interval_bounds(net, box);
+  Objective objective;
+  objective.weights = Eigen::Vector2d(1.0, -0.5);
+  for (Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
+    objective.sense = sense;
+    const FreeMask concave = concave_neurons(net, objective, bounds);
+    const Eigen::VectorXd c = objective.sign() * net.output_layer().weights.transpose() * objective.weights;
+    EXPECT_EQ(count_neurons(FreeMask{concave[0]}), 0);
+    int expected = 0;
+    for (int j = 0; j < 6; ++j) {
+      const bool is_concave = c[j] <= 0.0 && !bounds.is_stable(1, j);
+      EXPECT_EQ(concave[1][j] != 0, is_concave) << "neuron " << j;
+      expected += is_concave;
+    }
+    EXPECT_EQ(count_neurons(concave), expected);
+    EXPECT_GT(expected, 0);
+  }
+}
+
+// With the concave neurons free, the LP of a pattern is the best of the fixed-pattern LPs over every state of
+// those neurons (regions that are empty do not count), and its optimum is the forward value of its x.
+TEST(PatternLp, FreeConcaveNeuronsGiveTheBestRegionOverTheirStates) {
+  for (std::uint64_t seed : {3u, 4u, 5u}) {
+    const Network net = testing::random_network(3, {5, 6}, 2, seed);
+    const Domain domain = seed == 4 ? testing::random_polytope(3, 3, 7) : Domain::unit_box(3);
+    Objective objective;
+    objective.weights = Eigen::Vector2d(0.8, -1.1);
+    objective.sense = seed == 5 ? Sense::kMinimize : Sense::kMaximize;
+    const Problem problem = make_problem(net, domain, objective);
+    std::vector<int> concave;
+    for (int j = 0; j < 6; ++j)
+      if (problem.concave[1][j]) concave.push_back(j);
+    ASSERT_FALSE(concave.empty());
+    ClpLp clp;
+    DenseFirstLp dense;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int trial = 0; trial < 15; ++trial) {
+      const EvaluatedPoint sample =
+          evaluate_point(problem, Eigen::VectorXd::NullaryExpr(3, [&] { return unit(rng); }));
+      const ActivationPattern pattern = net.activation_pattern(sample.x);
+      const LinearModel relaxed = pattern_lp(net, domain, problem.objective, pattern, &problem.interval, &problem.concave);
+      EXPECT_EQ(relaxed.num_cols(), 3 + static_cast<int>(concave.size()));
+      const LpSolution solution = clp.solve(relaxed);
+      ASSERT_EQ(solution.status, LpStatus::kOptimal);
+      double best = -kInfinity;
+      for (long bits = 0; bits < (1L << concave.size()); ++bits) {
+        ActivationPattern other = pattern;
+        for (std::size_t t = 0; t < concave.size(); ++t) other.active[1][concave[t]] = (bits >> t) & 1L;
+        const LpSolution fixed = clp.solve(pattern_lp(net, domain, problem.objective, other, &problem.interval));
+        if (fixed.status == LpStatus::kOptimal) best = std::max(best, fixed.objective);
+        else EXPECT_EQ(fixed.status, LpStatus::kInfeasible);
+      }
+      const double tolerance = 1e-7 * std::max(1.0, std::abs(best));
+      EXPECT_NEAR(solution.objective, best, tolerance) << "seed " << seed << ", trial " << trial;
+      EXPECT_GE(solution.objective, sample.value - tolerance);
+      const EvaluatedPoint optimum = evaluate_point(problem, Eigen::Map<const Eigen::VectorXd>(solution.values.data(), 3));
+      EXPECT_NEAR(optimum.value, solution.objective, tolerance);
+      // The sampling hot path's dense solver agrees.
+      const LpSolution by_dense = dense.solve(relaxed);
+      ASSERT_EQ(by_dense.status, LpStatus::kOptimal);
+      EXPECT_NEAR(by_dense.objective, solution.objective, tolerance);
+    }
+  }
+}
+
+TEST(PatternLp, PatternsThatDifferOnlyInConcaveNeuronsShareAKey) {
+  const Network net = testing::random_network(3, {5, 6}, 1, 3);
+  const Problem problem = make_problem(net, Domain::unit_box(3), Objective::output(1));
+  const ActivationPattern pattern = net.activation_pattern(Eigen::Vector3d(0.2, 0.5, 0.9));
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < net.hidden_width(k); ++j) {
+      ActivationPattern other = pattern;
+      other.active[k][j] ^= 1;
+      EXPECT_EQ(pattern_key(other, &problem.concave) == pattern_key(pattern, &problem.concave),
+                problem.concave[k][j] != 0);
+      EXPECT_FALSE(pattern_key(other, nullptr) == pattern_key(pattern, nullptr));
+    }
 }
 
 }  // namespace
