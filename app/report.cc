@@ -68,7 +68,7 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     out << ")\n";
   }
   if (result.concave_neurons > 0)
-    out << "  concave     " << result.concave_neurons << " neurons free in every LP, without a binary in the MIP\n";
+    out << "  concave     " << result.concave_neurons << " neurons free: no fixed state in an LP, no binary in a MIP\n";
   if (result.method == "enhanced")
     out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
   if (result.stop_rule) out << stop_rule_text(*result.stop_rule);
