@@ -8,12 +8,14 @@
 // has one dense row per neuron and d columns; SOLVER-NOTES.md measured it 5-10x faster in CLP than the
 // layered big-M model with z fixed.
 //
-// Concave neurons (an addition to the paper). In the last hidden layer the objective is sum_j c_j y_j + (affine in x), with
-// c = sign * W_K^T w and y_j = max(h_j, 0). Where c_j <= 0 the term c_j max(h_j, 0) is concave, and
+// Concave neurons (an addition to the paper). In the last hidden layer the objective is
+// sum_j c_j y_j + (affine in x), with c = sign * W_K^T w and y_j = max(h_j, 0). Where c_j <= 0 the term
+// c_j max(h_j, 0) is concave, and
 //   max c_j y_j  s.t.  y_j >= h_j,  y_j >= 0
 // attains y_j = max(h_j, 0) (for c_j < 0 at every optimum; for c_j = 0 the value does not depend on y_j). So
 // these neurons need no fixed state: the LP with the epigraph rows optimizes over all of their 2^n states at
-// once, exactly. The same holds for the big-M MIP, where such a neuron needs no binary (MATH.md §3).
+// once, exactly. The same holds for the big-M MIP, where such a neuron needs no binary (MATH.md §3). Only the
+// last hidden layer qualifies: an earlier neuron feeds later neurons, whose value y does not push down.
 #include "reluopt/pattern_lp.h"
 
 #include <algorithm>
@@ -108,7 +110,15 @@ void add_domain_rows(const Domain& domain, LinearModel& model) {
 LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,
                        const ActivationPattern& pattern, const NeuronBounds* bounds, const FreeMask* concave) {
   if (concave != nullptr && bounds == nullptr) throw Error("pattern_lp: concave neurons need the bounds");
-  const RegionAffine region = compose_region(network, objective, pattern, concave);
+  // A neuron these bounds prove stable keeps its fixed state (and needs no row), even if the mask lists it.
+  FreeMask free;
+  if (concave != nullptr) {
+    free = *concave;
+    for (int k = 0; k < network.num_hidden_layers(); ++k)
+      for (int j = 0; j < network.hidden_width(k); ++j)
+        if (bounds->is_stable(k, j)) free[k][j] = 0;
+  }
+  const RegionAffine region = compose_region(network, objective, pattern, concave != nullptr ? &free : nullptr);
   const int d = network.input_dim();
   const int dim = d + region.num_free;
   LinearModel model;
