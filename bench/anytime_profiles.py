@@ -36,7 +36,7 @@ from acceptance_common import fmt, log, loud  # noqa: E402
 DEFAULT_NETS = ["1:100", "2:20", "2:100", "2:1000"]
 QUICK_NETS = ["1:20", "2:20"]
 METHODS = [("sampling", False, "sampling (Algorithm 1)", "tab:blue", "-"),
-           ("enhanced", False, "enhanced (Algorithm 2)", "tab:green", "-"),
+           ("enhanced", False, "enhanced (Algorithm 2, then its MIP share)", "tab:green", "-"),
            ("mip", True, "MIP (CBC big-M), warm start from sampling", "tab:red", "-")]
 
 
