@@ -261,8 +261,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   }
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem; so it did
   // when every unstable neuron is concave and left free.
-  const int fixed_unstable =
-      problem.interval.num_unstable() - (options.relax_concave ? count_neurons(problem.concave) : 0);
+  const int fixed_unstable = problem.interval.num_unstable() - result.concave_neurons;
   if (result.status == SolveStatus::kFeasible && fixed_unstable == 0 && result.lps > 0 &&
       result.lp_failures == 0) {
     result.status = SolveStatus::kOptimal;

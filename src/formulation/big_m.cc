@@ -112,10 +112,10 @@ MipFormulation big_m_formulation(const Network& network, const Domain& domain, c
     const double l = bounds.lower[k][j], u = bounds.upper[k][j];
     const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
     const int z = f.model.add_column(0.0, 1.0, 0.0, true, "z" + tag);
+    add_above_h_row(f, layer, k, j, y);                                     // y - w^T x >= b
+    f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
     auto [index, value] = y_minus_h_row(f, layer, k, j, y);
     const double b = layer.bias[j];
-    f.model.add_row(index, value, b, kInfinity, "above_h" + tag);            // y - w^T x >= b
-    f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
     index.push_back(z);
     value.push_back(-l);
     f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
