@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "reluopt/neighbourhood_mip.h"
 #include "reluopt/problem.h"
 #include "solver/clp_lp.h"
 #include "solver/dense_first_lp.h"
@@ -129,7 +130,8 @@ TEST(PatternLp, FreeConcaveNeuronsGiveTheBestRegionOverTheirStates) {
       const EvaluatedPoint sample =
           evaluate_point(problem, Eigen::VectorXd::NullaryExpr(3, [&] { return unit(rng); }));
       const ActivationPattern pattern = net.activation_pattern(sample.x);
-      const LinearModel relaxed = pattern_lp(net, domain, problem.objective, pattern, &problem.interval, &problem.concave);
+      const LinearModel relaxed =
+          pattern_lp(net, domain, problem.objective, pattern, &problem.interval, &problem.concave);
       EXPECT_EQ(relaxed.num_cols(), 3 + static_cast<int>(concave.size()));
       const LpSolution solution = clp.solve(relaxed);
       ASSERT_EQ(solution.status, LpStatus::kOptimal);
@@ -144,7 +146,8 @@ TEST(PatternLp, FreeConcaveNeuronsGiveTheBestRegionOverTheirStates) {
       const double tolerance = 1e-7 * std::max(1.0, std::abs(best));
       EXPECT_NEAR(solution.objective, best, tolerance) << "seed " << seed << ", trial " << trial;
       EXPECT_GE(solution.objective, sample.value - tolerance);
-      const EvaluatedPoint optimum = evaluate_point(problem, Eigen::Map<const Eigen::VectorXd>(solution.values.data(), 3));
+      const EvaluatedPoint optimum =
+          evaluate_point(problem, Eigen::Map<const Eigen::VectorXd>(solution.values.data(), 3));
       EXPECT_NEAR(optimum.value, solution.objective, tolerance);
       // The sampling hot path's dense solver agrees.
       const LpSolution by_dense = dense.solve(relaxed);
@@ -166,6 +169,56 @@ TEST(PatternLp, PatternsThatDifferOnlyInConcaveNeuronsShareAKey) {
                 problem.concave[k][j] != 0);
       EXPECT_FALSE(pattern_key(other, nullptr) == pattern_key(pattern, nullptr));
     }
+}
+
+
+// The local-search model with concave neurons: they get y and no binary; its MIP start (y = max(h, 0) for every
+// neuron with a column) is feasible with the forward value; with no binary neuron its optimum is the relaxed
+// pattern LP's.
+TEST(PatternLp, NeighbourhoodMipCarriesConcaveNeuronsWithoutBinaries) {
+  const Network net = testing::random_network(3, {5, 6}, 2, 4);
+  Objective objective;
+  objective.weights = Eigen::Vector2d(0.8, -1.1);
+  const Problem problem = make_problem(net, Domain::unit_box(3), objective);
+  const int concave = count_neurons(problem.concave);
+  ASSERT_GT(concave, 0);
+  ClpLp lp;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int positive_concave = 0;  // concave neurons seen active at a sample: their y must be h in the start
+  for (int trial = 0; trial < 15; ++trial) {
+    const Eigen::VectorXd x = Eigen::VectorXd::NullaryExpr(3, [&] { return unit(rng); });
+    const ActivationPattern pattern = net.activation_pattern(x);
+    // Every unstable neuron of the first layer is free with a binary; none is concave.
+    FreeMask free = problem.concave;
+    for (auto& layer : free) std::fill(layer.begin(), layer.end(), 0);
+    for (int j = 0; j < net.hidden_width(0); ++j) free[0][j] = !problem.interval.is_stable(0, j);
+    const NeighbourhoodMip mip =
+        neighbourhood_mip(net, problem.domain, problem.objective, pattern, free, problem.interval, &problem.concave);
+    EXPECT_EQ(static_cast<int>(mip.concave.size()), concave);
+    for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free)
+      EXPECT_FALSE(problem.concave[neuron.layer][neuron.neuron]);
+    const std::vector<double> start = neighbourhood_start(mip, net, x);
+    const double value = problem.objective.sign() * problem.objective.value(net.forward(x));
+    EXPECT_LE(mip.model.max_violation(start), 1e-9);
+    EXPECT_NEAR(mip.model.evaluate(start), value, 1e-9 * std::max(1.0, std::abs(value)));
+    for (const NeighbourhoodMip::FreeNeuron& neuron : mip.concave)
+      positive_concave += net.trace(x).pre_activation[neuron.layer][neuron.neuron] > 0.0;
+
+    FreeMask no_binary = free;
+    for (auto& layer : no_binary) std::fill(layer.begin(), layer.end(), 0);
+    const NeighbourhoodMip lp_only = neighbourhood_mip(net, problem.domain, problem.objective, pattern, no_binary,
+                                                       problem.interval, &problem.concave);
+    EXPECT_TRUE(lp_only.free.empty());
+    const LpSolution by_mip_model = lp.solve(lp_only.model);
+    const LpSolution by_pattern_lp =
+        lp.solve(pattern_lp(net, problem.domain, problem.objective, pattern, &problem.interval, &problem.concave));
+    ASSERT_EQ(by_mip_model.status, LpStatus::kOptimal);
+    ASSERT_EQ(by_pattern_lp.status, LpStatus::kOptimal);
+    EXPECT_NEAR(by_mip_model.objective, by_pattern_lp.objective,
+                1e-7 * std::max(1.0, std::abs(by_pattern_lp.objective)));
+  }
+  EXPECT_GT(positive_concave, 0) << "no sample made a concave neuron active: the start check saw only y = 0";
 }
 
 }  // namespace
