@@ -271,8 +271,9 @@ def write_md(path, state, a):
         L.append("## (a) The paper's grid, networks not used elsewhere (seed base %d)" % a.net_seed)
         L.append("")
         L.append("Xavier, hidden layers of 100, one output, [0,1]^d, maximise. Each method %s s wall clock; reluopt "
-                 "`--threads %d --seed %d` with its default options; the reference (bench/sampling_reference.py) single-threaded with seed %d; "
-                 "HiGHS = bench/highs_mip.py big-M with LP neuron bounds (at most half the budget), its incumbent "
+                 "`--threads %d --seed %d` with its default options; the reference (bench/sampling_reference.py) "
+                 "single-threaded with seed %d; HiGHS = bench/highs_mip.py big-M with LP neuron bounds (at most half "
+                 "the budget), its incumbent "
                  "(and proven bound). Best of the row in bold.%s"
                  % (ac.fmt_num(a.budget), a.threads, a.seed, a.seed,
                     " reluopt ran alone; the two single-threaded references then ran side by side, one core each "
