@@ -7,6 +7,7 @@
 #include "algorithms/incumbent.h"
 #include "algorithms/sampling.h"
 #include "reluopt/anderson_cuts.h"
+#include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
@@ -37,6 +38,18 @@ NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, con
   return compute_bounds(problem.network, problem.domain, bound_options, deadline);
 }
 
+// Points of P that the MIP start falls back on when there is no other: a forward pass each, microseconds on
+// the networks we solve. A box draws them coordinate by coordinate; with rows, hit-and-run walks the same
+// (10 + 32) * thinning steps that Algorithm 1 walks for 32 samples, without their LPs.
+constexpr int kForwardPassPoints = 32;
+
+// Offers the interior point and kForwardPassPoints uniform samples of P (from options.seed) to the incumbent.
+void offer_forward_passes(const Problem& problem, const SolveOptions& options, Incumbent& incumbent) {
+  incumbent.offer(evaluate_point(problem, problem.interior_point));
+  DomainSampler sampler(problem.domain, problem.interior_point, options.seed, options.sampling.hit_and_run_thinning);
+  for (int i = 0; i < kForwardPassPoints; ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
+}
+
 }  // namespace
 
 // Share of the time left after the warm start that bound tightening may take.
@@ -63,6 +76,11 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     warm_trajectory = warm.trajectory;
     if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
   }
+  // warm_started: a given start or the paper's warm start, not the forward passes below.
+  result.warm_started = incumbent.best().has_value();
+  // Without a point CBC may end with none (deep networks); a few forward passes give it one, even when the
+  // time is already up, so the MIP methods never end without a point.
+  if (!result.warm_started) offer_forward_passes(problem, options, incumbent);
 
   // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
   // left: neurons the LPs do not reach keep their (valid) interval bounds.
@@ -111,7 +129,6 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   result.binaries = formulation.model.num_integer();
   result.concave_neurons = formulation.concave;
   result.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
-  result.warm_started = mip.start != nullptr;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : (solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible)
                           ? StopReason::kCompleted

@@ -13,6 +13,10 @@ namespace reluopt {
 // formulation (kPartition), with bounds from options.mip.bounds and, optionally, Algorithm 1 run first within
 // the same deadline to give CBC a MIP start (the paper's warm start, Section 5.2).
 // With `start`, that point is CBC's MIP start and no warm-start sampling runs.
+// Without either (or when the warm start found nothing), the best forward pass at the interior point of P and
+// at 32 points sampled uniformly from P (seeded by options.seed) is the MIP start, so a run on a non-empty P
+// always ends with a point, even when the deadline has already passed or a stop was requested.
+// result.warm_started is true only for a given start or a warm start that found a point.
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                     const RunControl& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
 

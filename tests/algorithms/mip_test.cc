@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "reluopt/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -143,17 +144,86 @@ TEST(Mip, NegativeWarmStartStillProvesTheOptimum) {
   }
 }
 
-TEST(Mip, StopBeforeStartGivesNoSolutionAndNoBound) {
+// A stop before the start skips CBC, but the forward passes at a few points of P still give a point.
+TEST(Mip, StopBeforeStartGivesAForwardPassPointAndNoBound) {
   const Network net = testing::random_network(4, {8}, 1, 3);
   std::atomic<bool> stop{true};
   RunControl control;
   control.stop = &stop;
   const SolveResult r = solve(net, Domain::unit_box(4), Objective::output(1),
                               mip_options(Method::kMip, BoundMethod::kInterval), control);
-  EXPECT_EQ(r.status, SolveStatus::kNoSolution);
+  EXPECT_EQ(r.status, SolveStatus::kFeasible);
+  EXPECT_DOUBLE_EQ(r.objective, net.forward(r.x)[0]);
   EXPECT_FALSE(r.bound.has_value());
   EXPECT_EQ(r.stopped_by, StopReason::kInterrupted);
 }
+
+// Issue 11, item 5: without a start or a warm start, CBC gets the best forward pass at the interior point and
+// at sampled points of P as its MIP start, so a MIP method never ends without a point on a non-empty P. A
+// deadline that has already passed keeps CBC from running at all (it would find no point by itself), which
+// makes the test independent of the machine's speed.
+struct ForwardPassCase {
+  Method method;
+  bool polytope;
+};
+
+void PrintTo(const ForwardPassCase& c, std::ostream* os) {
+  *os << method_name(c.method) << ", " << (c.polytope ? "polytope" : "box");
+}
+
+std::string forward_pass_case_name(const ::testing::TestParamInfo<ForwardPassCase>& info) {
+  std::string method = method_name(info.param.method);
+  std::replace(method.begin(), method.end(), '-', '_');
+  return method + (info.param.polytope ? "_polytope" : "_box");
+}
+
+class MipWithoutStart : public ::testing::TestWithParam<ForwardPassCase> {
+ protected:
+  // A 4 -> 5x30 -> 1 network, run with no time at all.
+  SolveResult run(std::uint64_t seed) const {
+    SolveOptions options = mip_options(GetParam().method, BoundMethod::kInterval);
+    options.seed = seed;
+    RunControl control;
+    control.time_limit = 0.0;
+    return solve(net_, domain_, objective_, options, control);
+  }
+
+  const Network net_ = testing::random_network(4, {30, 30, 30, 30, 30}, 1, 11);
+  const Domain domain_ = GetParam().polytope ? testing::random_polytope(4, 3, 12) : Domain::unit_box(4);
+  const Objective objective_ = Objective::output(1);
+};
+
+TEST_P(MipWithoutStart, EndsWithAForwardPassPoint) {
+  const SolveResult r = run(5);
+  ASSERT_NE(r.status, SolveStatus::kNoSolution);
+  EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
+  EXPECT_FALSE(r.warm_started);  // warm_started means a given start or the paper's warm start only
+  EXPECT_DOUBLE_EQ(r.objective, objective_.value(net_.forward(r.x)));
+  EXPECT_LE(domain_.max_violation(r.x), 1e-12);
+  // At least as good as the interior point, and recorded in the anytime profile.
+  const Eigen::VectorXd centre = make_problem(net_, domain_, objective_).interior_point;
+  EXPECT_GE(r.objective, objective_.value(net_.forward(centre)));
+  ASSERT_FALSE(r.trajectory.empty());
+  EXPECT_DOUBLE_EQ(r.trajectory.back().second, r.objective);
+  EXPECT_GE(r.trajectory.back().first, 0.0);
+}
+
+TEST_P(MipWithoutStart, SameSeedGivesTheSamePoint) {
+  const SolveResult first = run(9);
+  const SolveResult second = run(9);
+  ASSERT_NE(first.status, SolveStatus::kNoSolution);
+  ASSERT_NE(second.status, SolveStatus::kNoSolution);
+  EXPECT_EQ(first.x, second.x);
+  EXPECT_EQ(first.objective, second.objective);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, MipWithoutStart,
+                         ::testing::Values(ForwardPassCase{Method::kMip, false}, ForwardPassCase{Method::kMip, true},
+                                           ForwardPassCase{Method::kMipCuts, false},
+                                           ForwardPassCase{Method::kMipCuts, true},
+                                           ForwardPassCase{Method::kPartition, false},
+                                           ForwardPassCase{Method::kPartition, true}),
+                         forward_pass_case_name);
 
 TEST(Mip, ShortTimeLimitStillGivesAValidBoundAndAWarmStartedPoint) {
   const Network net = testing::random_network(30, {60, 60}, 1, 8);

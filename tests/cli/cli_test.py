@@ -441,6 +441,18 @@ class Cli(unittest.TestCase):
             self.assert_bad_input(["solve", self.model, "--mip-share", bad], 2, "--mip-share")
         self.assert_bad_input(["solve", self.model, "--concave-neurons", "relaxed"], 2, "--concave-neurons")
 
+    def test_mip_methods_end_with_a_point_on_a_tiny_time_limit(self):
+        # Issue 11, item 5: without a warm start, forward passes at a few points of P are CBC's MIP start, so
+        # even a run whose clock is up before CBC starts ends with a point.
+        model = os.path.join(EXAMPLES, "xavier_10_50_50.onnx")
+        for method in ("mip", "mip-cuts", "partition"):
+            result, _ = self.solve(model, "--method", method, "--time-limit", "0.001", "--seed", "2")
+            self.assertNotEqual(result["status"], "no_solution", method)
+            self.assertFalse(result["formulation"]["warm_start"], method)
+            self.assertEqual(len(result["x"]), 10, method)
+            self.assertTrue(all(0.0 <= v <= 1.0 for v in result["x"]), method)
+            self.assertAlmostEqual(result["trajectory"][-1][1], result["objective"], delta=1e-12, msg=method)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])
