@@ -78,6 +78,8 @@ Options of solve:
                        mip        big-M MIP (Fischetti & Jo) on CBC, with a proven bound
                        mip-cuts   big-M plus Anderson et al. cuts
                        partition  Tsay et al. partition formulation (--partitions N)
+                       bab        our branch-and-bound prover: bound propagation and node LPs, splitting
+                                  inputs (small d) and ReLUs; a point and a proven bound at any time
   --samples N          number of samples (enhanced, sampling)                  [1000]
   --concave-neurons M  every method: free | fixed                              [free]
                        free   unstable last-layer neurons whose weight in the objective is <= 0 keep no
@@ -93,9 +95,14 @@ Options of solve:
   --gap G              enhanced: local search when |best - lp| <= G max(|best|, |lp|)   [0.6667]
   --eps E              enhanced: a neuron is tight when |pre-activation| <= E   [1e-6]
   --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
-  --mip-share F        enhanced, with --time-limit: the last F of the run goes to the big-M MIP started from
-                       the best point (it may improve it and proves a bound); 0: Algorithm 2 alone  [0.25]
-  --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500)  [0]
+  --mip-share F        enhanced, with --time-limit: Algorithm 2 gets at most the first 1 - F of the run, the
+                       prover the rest, from the best point (until the limit or a proof); 0: Algorithm 2
+                       alone                                                   [0.25]
+  --prover P           enhanced, with --time-limit: bab | mip (the big-M MIP on CBC)   [bab]
+  --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500);
+                       bab: nodes of the search (0: no limit)                  [0]
+  --input-split-dims D bab: split input coordinates only when d <= D            [10]
+  --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
   --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
                        with probability >= 1 - DELTA (checked at 100 samples, then each time the samples grew
@@ -103,7 +110,9 @@ Options of solve:
   --threads T          worker threads                                          [all cores]
   --seed K             random seed; the same seed and thread count give the same answer   [0]
   --partitions N       sets per neuron for --method partition                  [2]
-  --bounds KIND        neuron bounds for the MIP methods: interval | lp | progressive   [progressive]
+  --bounds KIND        neuron bounds for the MIP methods and relax: interval | lp | progressive | symbolic
+                       (symbolic: linear bound propagation, no LP; progressive: interval and symbolic,
+                       then LPs for the neurons still unstable)                  [progressive]
   --warm-start sampling  run Algorithm 1 first and give its best point to the MIP as a start
   --warm-start-samples N samples of that warm start (inside the same time limit)   [1000]
   --cut-frequency K    mip-cuts: separate Anderson cuts at the root only (-1) or every K nodes
@@ -198,12 +207,25 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.solve.enhanced.mip_share = parse_number<double>(flag, value());
       if (!(options.solve.enhanced.mip_share >= 0.0 && options.solve.enhanced.mip_share < 1.0))
         throw UsageError("--mip-share must lie in [0, 1)");
+    } else if (flag == "--prover") {
+      try {
+        options.solve.enhanced.prover = parse_prover(value());
+      } catch (const Error& e) {
+        throw UsageError(e.what());
+      }
     } else if (flag == "--max-free") {
       options.solve.enhanced.max_free = parse_number<int>(flag, value());
       if (options.solve.enhanced.max_free < 0) throw UsageError("--max-free must be >= 0");
     } else if (flag == "--node-limit") {
       options.solve.enhanced.node_limit = parse_number<long>(flag, value());
       if (options.solve.enhanced.node_limit < 0) throw UsageError("--node-limit must be >= 0");
+      options.solve.bab.node_limit = options.solve.enhanced.node_limit;
+    } else if (flag == "--input-split-dims") {
+      options.solve.bab.input_split_dims = parse_number<int>(flag, value());
+      if (options.solve.bab.input_split_dims < 0) throw UsageError("--input-split-dims must be >= 0");
+    } else if (flag == "--relu-split-below") {
+      options.solve.bab.relu_split_below = parse_number<int>(flag, value());
+      if (options.solve.bab.relu_split_below < 0) throw UsageError("--relu-split-below must be >= 0");
     } else if (flag == "--partitions") {
       options.solve.mip.partitions = parse_number<int>(flag, value());
       if (options.solve.mip.partitions < 1) throw UsageError("--partitions must be >= 1");
@@ -244,7 +266,9 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     }
   }
   if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
-  if (options.command == Command::kRelax && options.solve.method == Method::kSampling)
+  if (options.command == Command::kRelax &&
+      (options.solve.method == Method::kSampling || options.solve.method == Method::kEnhanced ||
+       options.solve.method == Method::kBab))
     throw UsageError("relax needs a MIP method: --method mip, mip-cuts or partition");
   if (options.evt && options.command != Command::kSolve) throw UsageError("--evt and --evt-plot apply to solve");
   if (options.solve.sampling.stop_rule) {

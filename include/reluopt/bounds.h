@@ -30,9 +30,10 @@ NeuronBounds interval_bounds(const Network& network, const Domain& domain);
 //   kInterval    interval arithmetic only
 //   kLp          two LPs (max and min of h_kj) for every neuron over the LP relaxation of the big-M model of
 //                layers < k and P, layer by layer with the LP bounds of earlier layers (Fischetti & Jo 2018)
-//   kProgressive per layer: interval bounds from the tightened earlier layers, then LPs only for the neurons
-//                that are still unstable
-enum class BoundMethod { kInterval, kLp, kProgressive };
+//   kProgressive per layer: interval bounds from the tightened earlier layers, intersected with the symbolic
+//                bounds, then LPs only for the neurons that are still unstable
+//   kSymbolic    linear bound propagation (DeepPoly / CROWN, docs/MATH.md §10) over the domain's box: no LP
+enum class BoundMethod { kInterval, kLp, kProgressive, kSymbolic };
 
 BoundMethod parse_bound_method(const std::string& name);  // throws reluopt::Error naming the method
 std::string bound_method_name(BoundMethod method);

@@ -14,9 +14,10 @@ enum class Method {
   kMipCuts,    // big-M plus Anderson et al. cuts
   kPartition,  // Tsay et al. partition formulation with N sets
   kEnhanced,   // Algorithm 2: sampling plus local search around each LP optimum
+  kBab,        // our branch-and-bound prover: bound propagation and node LPs over input and ReLU splits
 };
 
-// "sampling", "mip", "mip-cuts", "partition", "enhanced"; throws reluopt::Error naming an unknown method.
+// "sampling", "mip", "mip-cuts", "partition", "enhanced", "bab"; throws reluopt::Error naming an unknown method.
 Method parse_method(const std::string& name);
 std::string method_name(Method method);
 
@@ -55,18 +56,25 @@ inline constexpr long kFlipMipNodes = 500;
 LocalSearch parse_local_search(const std::string& name);
 std::string local_search_name(LocalSearch kind);
 
+// What proves the bound at the end of a timed enhanced run.
+//   kBab  our branch-and-bound (Method::kBab); bench/results/acceptance_bounds.md
+//   kMip  the big-M MIP on CBC with progressive bounds (Method::kMip)
+enum class Prover { kBab, kMip };
+Prover parse_prover(const std::string& name);  // "bab", "mip"; throws reluopt::Error naming the prover
+
 struct EnhancedOptions {
   double gap = 2.0 / 3.0;       // the paper's exploration/exploitation parameter
   double eps = 1e-6;            // a neuron is tight at x* when |h| <= eps
   LocalSearch local_search = LocalSearch::kFlipMip;
   int max_free = 0;             // cap on free binaries per local MIP (the tightest kept); 0: no cap
   long node_limit = 0;          // kBranchAndBound: cap on node LPs per neighbourhood; kFlipMip: CBC nodes; 0: default
-  // With a time limit (and no stop rule), the last `mip_share` of the run goes to the big-M MIP (CBC, progressive
-  // bounds) started from the best point Algorithm 2 found: it may improve the point and it proves a bound, so one
-  // run reports a certified gap. 0: Algorithm 2 alone. 0.25 by measurement (closing note of session 4): with the
-  // concave neurons free the big-M MIP has about half the binaries, and its heuristics improve Algorithm 2's
-  // point on one-layer networks with d >> width (1x100 d=750, 60 s, seed 777: 13.31 against 12.97 without it).
+  // With a time limit (and no stop rule), the run ends with a prover started from the best point Algorithm 2
+  // found: Algorithm 2 gets at most the first 1 - mip_share of the time and the prover the rest of it, until the
+  // limit or a proof, so one run reports a point and a certified gap. 0: Algorithm 2 alone. 0.25 by
+  // measurement (closing note of session 4: with the big-M MIP as the prover, 1x100 d=750, 60 s, seed 777:
+  // 13.31 against 12.97 without it).
   double mip_share = 0.25;
+  Prover prover = Prover::kBab;
 };
 
 struct MipMethodOptions {
@@ -80,6 +88,15 @@ struct MipMethodOptions {
   bool verbose = false;           // CBC's log on stdout
 };
 
+// The branch-and-bound prover (Method::kBab, and the proving share of a timed enhanced run).
+struct BabOptions {
+  long node_limit = 0;        // stop after this many nodes; 0: no limit
+  // A node is split on an input coordinate while the input has at most `input_split_dims` coordinates and
+  // more than `relu_split_below` of its neurons are unstable; otherwise on a ReLU.
+  int input_split_dims = 10;
+  int relu_split_below = 16;
+};
+
 struct SolveOptions {
   Method method = Method::kEnhanced;
   int threads = 0;                // worker threads for every method; 0: all cores
@@ -91,6 +108,7 @@ struct SolveOptions {
   SamplingOptions sampling;
   EnhancedOptions enhanced;
   MipMethodOptions mip;
+  BabOptions bab;
 };
 
 }  // namespace reluopt

@@ -84,6 +84,8 @@ struct SolveResult {
   std::vector<std::pair<long, double>> sample_values;
   // (seconds, objective) each time the incumbent improved, objective in the user's sense.
   std::vector<std::pair<double, double>> trajectory;
+  // (seconds, bound) each time the proven bound improved (bab, and the proving share of enhanced), user's sense.
+  std::vector<std::pair<double, double>> bound_trajectory;
   std::optional<StopRuleReport> stop_rule;  // with SamplingOptions::stop_rule
   std::string version = RELUOPT_VERSION;
 };

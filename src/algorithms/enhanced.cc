@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "algorithms/bab.h"
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
@@ -249,38 +250,44 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
   }
 };
 
-// The last share of the run: the big-M MIP from Algorithm 2's best point. When sampling ended on its sample count
-// before its share of the time, the MIP gets share / (1 - share) of the time sampling took.
-void polish_with_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                     const RunControl& control, double share, SolveResult& result) {
+// The end of a timed run: the prover from Algorithm 2's best point, for all the time left (until a proof).
+void prove(const Problem& problem, const SolveOptions& options, const Deadline& deadline, const RunControl& control,
+           SolveResult& result) {
   const double sampling_seconds = deadline.elapsed();
   const bool sampling_timed_out = result.stopped_by == StopReason::kTimeLimit;
-  const double budget = sampling_timed_out ? deadline.remaining() : sampling_seconds * share / (1.0 - share);
-  const Deadline mip_deadline = deadline.limited(budget);
-  SolveOptions mip_options = options;
-  mip_options.method = Method::kMip;
-  mip_options.mip.warm_start = false;
-  const SolveResult mip = run_mip(problem, mip_options, mip_deadline, control, evaluate_point(problem, result.x));
-  const double sign = problem.objective.sign();
-  if (mip.status != SolveStatus::kNoSolution && sign * mip.objective > sign * result.objective) {
-    result.x = mip.x;
-    result.outputs = mip.outputs;
-    result.objective = mip.objective;
-    result.domain_violation = mip.domain_violation;
+  const Deadline prover_deadline = deadline.limited(deadline.remaining());
+  SolveOptions prover_options = options;
+  prover_options.mip.warm_start = false;
+  const EvaluatedPoint start = evaluate_point(problem, result.x);
+  SolveResult proof;
+  if (options.enhanced.prover == Prover::kBab) {
+    proof = run_bab(problem, prover_options, prover_deadline, control, start);
+  } else {
+    prover_options.method = Method::kMip;
+    proof = run_mip(problem, prover_options, prover_deadline, control, start);
+    result.binaries = proof.binaries;
+    result.bound_method = proof.bound_method;
   }
-  // The anytime profile goes on with the MIP's improvements, on the run's clock.
-  for (const auto& [seconds, value] : mip.trajectory)
+  const double sign = problem.objective.sign();
+  if (proof.status != SolveStatus::kNoSolution && sign * proof.objective > sign * result.objective) {
+    result.x = proof.x;
+    result.outputs = proof.outputs;
+    result.objective = proof.objective;
+    result.domain_violation = proof.domain_violation;
+  }
+  // The anytime profiles go on with the prover's, on the run's clock.
+  for (const auto& [seconds, value] : proof.trajectory)
     if (result.trajectory.empty() || sign * value > sign * result.trajectory.back().second)
       result.trajectory.emplace_back(sampling_seconds + seconds, value);
-  result.bound = mip.bound;
-  result.nodes = mip.nodes;
-  result.binaries = mip.binaries;
-  result.bound_method = mip.bound_method;
+  for (const auto& [seconds, value] : proof.bound_trajectory)
+    result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
+  result.bound = proof.bound;
+  result.nodes = proof.nodes;
   result.warm_started = true;
-  result.stopped_by = deadline.interrupted()                        ? StopReason::kInterrupted
-                      : mip.stopped_by == StopReason::kCompleted    ? StopReason::kCompleted
-                      : sampling_timed_out                          ? StopReason::kTimeLimit
-                                                                    : StopReason::kCompleted;
+  result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
+                      : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted
+                      : sampling_timed_out                         ? StopReason::kTimeLimit
+                                                                   : proof.stopped_by;
   close_gap(result);
 }
 
@@ -296,6 +303,12 @@ LocalSearch parse_local_search(const std::string& name) {
   for (LocalSearch kind : {LocalSearch::kFlip, LocalSearch::kFlipMip, LocalSearch::kBranchAndBound, LocalSearch::kPaper})
     if (name == local_search_name(kind)) return kind;
   throw Error("unknown local search '" + name + "' (available: flip, flip-mip, bnb, paper)");
+}
+
+Prover parse_prover(const std::string& name) {
+  if (name == "bab") return Prover::kBab;
+  if (name == "mip") return Prover::kMip;
+  throw Error("unknown prover '" + name + "' (available: bab, mip)");
 }
 
 std::string local_search_name(LocalSearch kind) {
@@ -328,14 +341,14 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
     throw Error("unknown local search");
   };
   const double share = options.enhanced.mip_share;
-  const bool polish = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
-  SolveResult result = run_sampling(problem, options, polish ? deadline.share(1.0 - share) : deadline, control, factory);
+  const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
+  SolveResult result = run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory);
   result.method = method_name(Method::kEnhanced);
   result.local_searches = counters.searches.load();
   result.mips = counters.mips.load();
   result.lps += counters.lps.load();
-  if (polish && result.status != SolveStatus::kNoSolution && !deadline.expired())
-    polish_with_mip(problem, options, deadline, control, share, result);
+  if (prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired())
+    prove(problem, options, deadline, control, result);
   result.seconds = deadline.elapsed();
   return result;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "algorithms/bab.h"
 #include "algorithms/enhanced.h"
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
@@ -11,9 +12,10 @@
 namespace reluopt {
 
 Method parse_method(const std::string& name) {
-  for (Method method : {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition})
+  for (Method method :
+       {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition, Method::kBab})
     if (name == method_name(method)) return method;
-  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition)");
+  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition, bab)");
 }
 
 std::string method_name(Method method) {
@@ -23,6 +25,7 @@ std::string method_name(Method method) {
     case Method::kMipCuts: return "mip-cuts";
     case Method::kPartition: return "partition";
     case Method::kEnhanced: return "enhanced";
+    case Method::kBab: return "bab";
   }
   return "unknown";
 }
@@ -61,6 +64,9 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
   if (options.threads < 0) throw Error("the number of threads must be >= 0");
   if (options.mip.partitions < 1) throw Error("the number of partitions must be >= 1");
   if (options.mip.warm_start_samples < 1) throw Error("the number of warm-start samples must be >= 1");
+  if (options.bab.node_limit < 0) throw Error("the node limit must be >= 0");
+  if (options.bab.input_split_dims < 0 || options.bab.relu_split_below < 0)
+    throw Error("the branch-and-bound split settings must be >= 0");
   if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule) {
     if (options.method != Method::kSampling && options.method != Method::kEnhanced)
       throw Error("the stop rule applies to the sampling and enhanced methods only");
@@ -74,6 +80,7 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
   switch (options.method) {
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
     case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
+    case Method::kBab: return run_bab(problem, options, deadline, control);
     case Method::kMip:
     case Method::kMipCuts:
     case Method::kPartition: return run_mip(problem, options, deadline, control);

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <thread>
 
+#include "bounds/symbolic_bounds.h"
 #include "reluopt/bounds.h"
 #include "reluopt/error.h"
 #include "reluopt/pattern_lp.h"
@@ -41,7 +42,8 @@ BoundMethod parse_bound_method(const std::string& name) {
   if (name == "interval") return BoundMethod::kInterval;
   if (name == "lp") return BoundMethod::kLp;
   if (name == "progressive") return BoundMethod::kProgressive;
-  throw Error("unknown bound method '" + name + "' (available: interval, lp, progressive)");
+  if (name == "symbolic") return BoundMethod::kSymbolic;
+  throw Error("unknown bound method '" + name + "' (available: interval, lp, progressive, symbolic)");
 }
 
 std::string bound_method_name(BoundMethod method) {
@@ -49,6 +51,7 @@ std::string bound_method_name(BoundMethod method) {
     case BoundMethod::kInterval: return "interval";
     case BoundMethod::kLp: return "lp";
     case BoundMethod::kProgressive: return "progressive";
+    case BoundMethod::kSymbolic: return "symbolic";
   }
   return "unknown";
 }
@@ -206,11 +209,18 @@ void tighten_layer(const Network& network, const Domain& domain, BoundMethod met
 NeuronBounds compute_bounds(const Network& network, const Domain& domain, const BoundOptions& options,
                             const Deadline& deadline) {
   if (options.method == BoundMethod::kInterval) return interval_bounds(network, domain);
+  const NeuronBounds symbolic = symbolic_bounds(network, domain.lower, domain.upper);
+  if (options.method == BoundMethod::kSymbolic) return symbolic;
   const int threads =
       options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   NeuronBounds bounds;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     interval_layer(network, domain, k, bounds);
+    if (options.method == BoundMethod::kProgressive) {
+      // Fewer neurons left unstable for the LPs; both bounds are valid over P.
+      bounds.lower[k] = bounds.lower[k].cwiseMax(symbolic.lower[k]);
+      bounds.upper[k] = bounds.upper[k].cwiseMin(symbolic.upper[k]);
+    }
     if (k == 0 && !domain.has_rows()) continue;  // interval arithmetic is exact over a box
     if (!deadline.expired()) tighten_layer(network, domain, options.method, threads, k, bounds, deadline);
   }

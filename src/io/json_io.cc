@@ -142,6 +142,9 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   json trajectory = json::array();
   for (const auto& [seconds, value] : result.trajectory) trajectory.push_back({seconds, value});
   out["trajectory"] = std::move(trajectory);
+  json bound_trajectory = json::array();
+  for (const auto& [seconds, value] : result.bound_trajectory) bound_trajectory.push_back({seconds, value});
+  out["bound_trajectory"] = std::move(bound_trajectory);
   if (result.stop_rule) out["stop_rule"] = stop_rule_json(*result.stop_rule);
   for (const auto& [key, text] : info.sections) out[key] = json::parse(text);
   if (!result.bound_method.empty()) {

@@ -73,6 +73,7 @@ LpSolution ClpLp::solve(const LinearModel& model, double time_limit_seconds) {
       const double* x = lp.primalColumnSolution();
       solution.values.assign(x, x + cols);
       solution.objective = model.evaluate(solution.values);
+      solution.bound = dual_bound(model, model.objective(), model.objective_constant(), lp.dualRowSolution());
     }
   } catch (const CoinError&) {
     solution.status = LpStatus::kError;

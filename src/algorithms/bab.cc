@@ -1,0 +1,392 @@
+// Branch and bound over input boxes and ReLU splits (docs/MATH.md §11; Bunel et al., "Branch and bound for
+// piecewise linear neural network verification", JMLR 2020; beta-CROWN: Wang et al., NeurIPS 2021).
+// We maximize f(x) = sign * g(x) over P = {lo <= x <= hi, A x <= b}. A node is a sub-box B of P's box and a set
+// of splits (h_kj >= 0 or h_kj <= 0); its feasible set is {x in P ∩ B satisfying the splits}. Its bound is
+//     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
+//                    max { c^T y : triangle relaxation on B, splits, A x <= b } )   node LP, safe from its duals
+// and every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are pruned (their
+// bound is kept in `pruned_bound`), the rest are split in two:
+//   - on an input coordinate (the midpoint of the one with the largest |lambda_i| (hi_i - lo_i), lambda the
+//     objective's propagated linear function) while d is small and many neurons are unstable: the children's
+//     boxes shrink and every neuron's bounds with them;
+//   - else on the unstable ReLU whose upper line adds the most to the propagated bound (max(Lambda_j, 0) t_j).
+// Once every unstable neuron that is not concave is split, the node LP is the fixed-pattern LP of §2 (the
+// concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
+// closes: the search is complete. The global bound is the largest bound of an open, running or pruned node.
+#include "algorithms/bab.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <queue>
+#include <set>
+#include <thread>
+
+#include "algorithms/incumbent.h"
+#include "algorithms/mip.h"
+#include "algorithms/sampling.h"
+#include "bounds/symbolic_bounds.h"
+#include "reluopt/domain_sampler.h"
+#include "reluopt/mip_formulation.h"
+#include "reluopt/pattern_lp.h"
+#include "reluopt/solve.h"
+#include "solver/clp_lp.h"
+
+namespace reluopt {
+
+namespace {
+
+// Nodes within this of the incumbent are closed: a gap of 1e-7 relative (5e-10 absolute) counts as optimal in
+// result.h's terms (1e-6, 1e-9).
+double prune_tolerance(double incumbent) { return std::max(1e-7 * std::abs(incumbent), 5e-10); }
+
+// Forward passes at this many points of P seed the incumbent: a point before the first node costs microseconds.
+constexpr int kSeedPoints = 16;
+
+struct Node {
+  double bound = kInfinity;  // the parent's bound: valid for this node
+  Eigen::VectorXd lo, hi;
+  SplitState splits;
+  int depth = 0;
+};
+
+struct ByBound {
+  bool operator()(const Node& a, const Node& b) const { return a.bound < b.bound; }
+};
+
+// Everything the workers share, under one mutex.
+class Frontier {
+ public:
+  void push(Node node) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_.push(std::move(node));
+    ready_.notify_one();
+  }
+  // Waits for a node; false when none is left and no worker can make more (or the search stops).
+  bool pop(Node& node, const std::function<bool()>& stop) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (stop()) return false;
+      if (!open_.empty()) break;
+      if (running_.empty()) return false;
+      ready_.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    node = open_.top();
+    open_.pop();
+    running_.insert(node.bound);
+    return true;
+  }
+  void done(double running_bound) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_.erase(running_.find(running_bound));
+    ready_.notify_all();
+  }
+  void pruned(double bound) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pruned_ = std::max(pruned_, bound);
+  }
+  // The largest bound of any node not closed (-infinity when none).
+  double bound() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    double b = pruned_;
+    if (!open_.empty()) b = std::max(b, open_.top().bound);
+    if (!running_.empty()) b = std::max(b, *running_.rbegin());
+    return b;
+  }
+  bool finished() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return open_.empty() && running_.empty();
+  }
+  std::size_t open() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return open_.size();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::priority_queue<Node, std::vector<Node>, ByBound> open_;
+  std::multiset<double> running_;
+  double pruned_ = -kInfinity;
+};
+
+// True when the LP `model` is proven empty: the elastic LP max -sum(p + n), with each row r relaxed to
+// lo_r <= a_r^T v + p_r - n_r <= up_r, has a safe dual bound below zero, while any feasible v would give 0.
+bool proven_infeasible(const LinearModel& model, ClpLp& lp, double seconds) {
+  LinearModel elastic;
+  for (int c = 0; c < model.num_cols(); ++c) elastic.add_column(model.col_lower()[c], model.col_upper()[c]);
+  for (int r = 0; r < model.num_rows(); ++r) {
+    const int p = elastic.add_column(0.0, 1e9, -1.0), n = elastic.add_column(0.0, 1e9, -1.0);
+    std::vector<int> index(model.row_index().begin() + model.row_start()[r],
+                           model.row_index().begin() + model.row_start()[r + 1]);
+    std::vector<double> value(model.row_value().begin() + model.row_start()[r],
+                              model.row_value().begin() + model.row_start()[r + 1]);
+    index.insert(index.end(), {p, n});
+    value.insert(value.end(), {1.0, -1.0});
+    elastic.add_row(index, value, model.row_lower()[r], model.row_upper()[r]);
+  }
+  const LpSolution s = lp.solve(elastic, seconds);
+  return s.status == LpStatus::kOptimal && s.bound < 0.0;
+}
+
+class Search {
+ public:
+  Search(const Problem& problem, const SolveOptions& options, const Deadline& deadline, Incumbent& incumbent,
+         Frontier& frontier)
+      : problem_(problem), options_(options), deadline_(deadline), incumbent_(incumbent), frontier_(frontier),
+        output_weights_(problem.objective.sign() * problem.objective.weights),
+        constant_(problem.objective.sign() * problem.objective.constant) {}
+
+  // One worker: nodes until none is left, the deadline, or the node limit.
+  void work(std::atomic<long>& nodes) {
+    ClpLp lp;
+    Node node;
+    const auto stop = [&] {
+      return deadline_.expired() || (options_.bab.node_limit > 0 && nodes.load() >= options_.bab.node_limit);
+    };
+    while (frontier_.pop(node, stop)) {
+      ++nodes;
+      const double running = node.bound;
+      process(std::move(node), lp);
+      frontier_.done(running);
+    }
+  }
+
+  long lps() const { return lps_.load(); }
+
+ private:
+  double incumbent_value() const { return incumbent_.best_value().value_or(-kInfinity); }
+
+  bool closes(double bound) const {
+    const double best = incumbent_value();
+    return std::isfinite(best) && bound <= best + prune_tolerance(best);
+  }
+
+  void offer(const Eigen::VectorXd& x) { incumbent_.offer(evaluate_point(problem_, x)); }
+
+  void process(Node node, ClpLp& lp) {
+    const Propagation prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_,
+                                       node.splits, nullptr);
+    if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
+    double bound = std::min(node.bound, prop.objective.upper);
+    const Eigen::VectorXd& lambda = prop.objective.lambda;
+    offer(lambda.binaryExpr(node.hi, [](double l, double h) { return l >= 0.0 ? h : 0.0; }) +
+          lambda.binaryExpr(node.lo, [](double l, double lo) { return l < 0.0 ? lo : 0.0; }));
+    if (close_or_keep(bound)) return;
+    const FreeMask concave = concave_neurons(problem_.network, problem_.objective, prop.bounds);
+    const std::vector<std::pair<int, int>> free = branchable(node, prop.bounds, concave);
+    // While the input is small and many neurons are unstable, splitting the box tightens every neuron and the
+    // propagated bound is the cheap one; the node LP (about 100x the propagation's time on a 6x50 network)
+    // runs once few neurons are left, where it closes nodes.
+    const bool input_split = static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
+                             static_cast<int>(free.size()) > options_.bab.relu_split_below;
+    if (!input_split) {
+      const std::optional<double> lp_bound = node_lp(node, prop.bounds, lp);
+      if (!lp_bound) return;  // proven empty
+      bound = std::min(bound, *lp_bound);
+      if (close_or_keep(bound)) return;
+    }
+    node.bound = bound;
+    ++node.depth;
+    if (free.empty() || input_split) return split_input(std::move(node), prop, !free.empty());
+    split_relu(std::move(node), prop, free);
+  }
+
+  // Prunes a node whose bound the incumbent meets; true when it did.
+  bool close_or_keep(double bound) {
+    if (!closes(bound)) return false;
+    frontier_.pruned(bound);
+    return true;
+  }
+
+  // The node's LP relaxation: its safe bound, +infinity when the LP gives none, nothing when proven empty.
+  std::optional<double> node_lp(const Node& node, const NeuronBounds& bounds, ClpLp& lp) {
+    Domain box = problem_.domain;
+    box.lower = node.lo;
+    box.upper = node.hi;
+    MipFormulation f = big_m_formulation(problem_.network, box, problem_.objective, bounds, options_.relax_concave);
+    add_inactive_split_rows(f, node.splits);
+    ++lps_;
+    const LpSolution s = lp.solve(f.model, std::max(deadline_.remaining(), 0.0));
+    if (s.status == LpStatus::kInfeasible)
+      return proven_infeasible(f.model, lp, std::max(deadline_.remaining(), 0.0)) ? std::nullopt
+                                                                                    : std::optional<double>(kInfinity);
+    if (s.status != LpStatus::kOptimal) return kInfinity;
+    Eigen::VectorXd x(static_cast<Eigen::Index>(f.input.size()));
+    for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
+    offer(x);
+    return s.bound;
+  }
+
+  // h_kj <= 0 for every neuron split inactive: the formulation sees u <= 0 and fixes relu(h) = 0 without it.
+  void add_inactive_split_rows(MipFormulation& f, const SplitState& splits) const {
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      const DenseLayer& layer = problem_.network.hidden_layer(static_cast<int>(k));
+      const std::vector<int>& inputs = k == 0 ? f.input : f.post_activation[k - 1];
+      for (std::size_t j = 0; j < splits[k].size(); ++j) {
+        if (splits[k][j] != Split::kInactive) continue;
+        std::vector<double> w(inputs.size());
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+          w[i] = layer.weights(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
+        f.model.add_row(inputs, w, -kInfinity, -layer.bias[static_cast<Eigen::Index>(j)]);
+      }
+    }
+  }
+
+  // Unstable neurons that a split would change: not split, not concave.
+  std::vector<std::pair<int, int>> branchable(const Node& node, const NeuronBounds& bounds,
+                                              const FreeMask& concave) const {
+    std::vector<std::pair<int, int>> result;
+    for (int k = 0; k < static_cast<int>(bounds.lower.size()); ++k)
+      for (int j = 0; j < static_cast<int>(bounds.lower[k].size()); ++j) {
+        if (bounds.is_stable(k, j) || (options_.relax_concave && concave[k][j])) continue;
+        if (!node.splits.empty() && node.splits[k][j] != Split::kFree) continue;
+        result.emplace_back(k, j);
+      }
+    return result;
+  }
+
+  // Halves the box on one coordinate.
+  void split_input(Node node, const Propagation& prop, bool by_objective) {
+    // The input coordinate whose range moves the propagated bound most; with nothing left to split on,
+    // the widest one (the node LP failed to close a node whose neurons are all decided).
+    Eigen::VectorXd score = prop.objective.lambda.cwiseAbs().cwiseProduct(node.hi - node.lo);
+    if (!by_objective || !(score.maxCoeff() > 0.0))
+      score = (node.hi - node.lo).cwiseQuotient((problem_.domain.upper - problem_.domain.lower).cwiseMax(1e-300));
+    Eigen::Index i = 0;
+    score.maxCoeff(&i);
+    const double mid = 0.5 * (node.lo[i] + node.hi[i]);
+    if (!(mid > node.lo[i] && mid < node.hi[i])) {
+      frontier_.pruned(node.bound);  // nothing left to split: the bound stays in the global bound, honestly
+      stuck_ = true;
+      return;
+    }
+    Node upper = node;
+    upper.lo[i] = mid;
+    node.hi[i] = mid;
+    frontier_.push(std::move(upper));
+    frontier_.push(std::move(node));
+  }
+
+  void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free) {
+    std::pair<int, int> pick = free.front();
+    double best = -1.0;
+    for (const auto& [k, j] : free) {
+      // The intercept the split removes from the bound; where no line adds any, the narrower side of [l, u].
+      const double share = prop.objective.relaxation_share[k][j];
+      const double width = std::min(prop.bounds.upper[k][j], -prop.bounds.lower[k][j]);
+      const double key = share > 0.0 ? 1.0 + share : width / (1.0 + width);
+      if (key > best) {
+        best = key;
+        pick = {k, j};
+      }
+    }
+    if (node.splits.empty())
+      for (int k = 0; k < problem_.network.num_hidden_layers(); ++k)
+        node.splits.emplace_back(static_cast<std::size_t>(problem_.network.hidden_width(k)), Split::kFree);
+    Node inactive = node;
+    node.splits[pick.first][pick.second] = Split::kActive;
+    inactive.splits[pick.first][pick.second] = Split::kInactive;
+    frontier_.push(std::move(node));
+    frontier_.push(std::move(inactive));
+  }
+
+ public:
+  bool stuck() const { return stuck_; }
+
+ private:
+  const Problem& problem_;
+  const SolveOptions& options_;
+  const Deadline& deadline_;
+  Incumbent& incumbent_;
+  Frontier& frontier_;
+  const Eigen::VectorXd output_weights_;
+  const double constant_;
+  std::atomic<long> lps_{0};
+  std::atomic<bool> stuck_{false};
+};
+
+// The first incumbent: the given start, else forward passes at the interior point and a few samples of P.
+void seed_incumbent(const Problem& problem, const SolveOptions& options, const std::optional<EvaluatedPoint>& start,
+                    Incumbent& incumbent) {
+  if (start) {
+    incumbent.offer(*start);
+    return;
+  }
+  incumbent.offer(evaluate_point(problem, problem.interior_point));
+  DomainSampler sampler(problem.domain, problem.interior_point, options.seed);
+  for (int i = 0; i < kSeedPoints; ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
+}
+
+}  // namespace
+
+SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                    const RunControl& control, const std::optional<EvaluatedPoint>& start) {
+  Incumbent incumbent(&deadline);
+  seed_incumbent(problem, options, start, incumbent);
+  Frontier frontier;
+  Node root;
+  root.lo = problem.domain.lower;
+  root.hi = problem.domain.upper;
+  // The root's propagated bound before any worker starts: a run stopped at once still reports a bound.
+  root.bound = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
+                         problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr)
+                   .objective.upper;
+  frontier.push(std::move(root));
+  Search search(problem, options, deadline, incumbent, frontier);
+  std::atomic<long> nodes{0};
+  const int threads = resolve_threads(options.threads);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) workers.emplace_back([&] { search.work(nodes); });
+
+  SolveResult result;
+  const double sign = problem.objective.sign();
+  double last_bound = kInfinity;
+  auto record_bound = [&] {
+    const double bound = std::max(frontier.bound(), incumbent.best_value().value_or(-kInfinity));
+    if (bound < last_bound) {
+      last_bound = bound;
+      result.bound_trajectory.emplace_back(deadline.elapsed(), sign * bound);
+    }
+    return bound;
+  };
+  auto next_progress = std::chrono::steady_clock::now();
+  while (!frontier.finished() && !deadline.expired() &&
+         !(options.bab.node_limit > 0 && nodes.load() >= options.bab.node_limit)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const double bound = record_bound();
+    if (control.on_progress && std::chrono::steady_clock::now() >= next_progress) {
+      next_progress += std::chrono::milliseconds(static_cast<long>(1000 * control.progress_interval));
+      Progress progress;
+      progress.seconds = deadline.elapsed();
+      progress.lps = search.lps();
+      progress.samples = nodes.load();
+      if (const std::optional<double> best = incumbent.best_value()) progress.incumbent = sign * *best;
+      if (std::isfinite(bound)) progress.bound = sign * bound;
+      control.on_progress(progress);
+    }
+  }
+  for (std::thread& worker : workers) worker.join();
+  const double bound = record_bound();
+
+  result.method = method_name(Method::kBab);
+  result.seed = options.seed;
+  result.threads = threads;
+  result.nodes = nodes.load();
+  result.lps = search.lps();
+  result.bound_method = "symbolic";
+  incumbent.fill(problem, result);
+  const bool complete = frontier.finished() && !search.stuck();
+  result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
+                      : complete            ? StopReason::kCompleted
+                                            : StopReason::kTimeLimit;
+  // With every node closed and none open, the bound is the incumbent itself (up to the pruning tolerance).
+  if (std::isfinite(bound)) result.bound = sign * bound;
+  close_gap(result);
+  result.seconds = deadline.elapsed();
+  return result;
+}
+
+}  // namespace reluopt

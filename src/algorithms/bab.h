@@ -1,0 +1,20 @@
+#pragma once
+
+#include <optional>
+
+#include "reluopt/options.h"
+#include "reluopt/problem.h"
+#include "reluopt/result.h"
+#include "reluopt/run_control.h"
+
+namespace reluopt {
+
+// The branch-and-bound prover (docs/MATH.md §11): best-first over sub-boxes of P's box and ReLU splits, each
+// node bounded by linear bound propagation and its LP relaxation, points from forward passes at the LP optima
+// and at the propagation's best vertex. Uses options.bab, options.threads and options.relax_concave. With
+// `start`, that point is the first incumbent. The result's bound is the largest bound of any node left open
+// (or pruned within the optimality tolerance), so it is valid when the run stops early.
+SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                    const RunControl& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
+
+}  // namespace reluopt

@@ -1,0 +1,231 @@
+// Linear bound propagation (DeepPoly: Singh et al., POPL 2019; CROWN: Zhang et al., NeurIPS 2018;
+// docs/MATH.md §10). Network: x_0 = x in the box [lo, hi], h_j = W_j x_j + b_j, x_{j+1} = relu(h_j); the
+// outputs y = W_K x_K + b_K. For a neuron with bounds l < 0 < u on h the triangle relaxation is
+//     alpha h  <=  relu(h)  <=  a h + t,   a = u / (u - l),  t = max(-a l, u - a u) = -a l,  alpha in {0, 1},
+// with alpha = 1 when u >= -l (CROWN's adaptive lower slope), 0 otherwise. Stable and split neurons are exact.
+// An upper bound on Lambda h_k + c is found by back-substitution: h_j = W_j x_j + b_j is substituted exactly,
+// x_j = relu(h_{j-1}) by the upper line where Lambda >= 0 and the lower line where Lambda < 0, down to the
+// input, where max { lambda^T x : lo <= x <= hi } = sum_i max(lambda_i lo_i, lambda_i hi_i). Lower bounds are
+// upper bounds of -Lambda. Layer k's bounds use those of layers < k.
+//
+// Round-off: a product of n terms computed in double precision is off by at most gamma_n sum |terms|,
+// gamma_n = n u / (1 - n u), u = 2^-53 (Higham, Accuracy and Stability of Numerical Algorithms, §3.1). A
+// coefficient row Lambda' = fl(Lambda W) differs from Lambda W by E with |E| <= gamma_n |Lambda| |W|, so
+// Lambda W x = Lambda' x + E x with |E x| <= gamma_n |Lambda| (|W| m) where m bounds |x| componentwise. Each
+// step adds such terms to a per-row error `margin`, which is added (with room for its own rounding) to the
+// bound. The line's intercept t is computed as the maximum over the interval's endpoints of relu(h) - a h
+// (a convex function, so the maximum on [l, u] is at an endpoint) and rounded up, so the line is valid for
+// the slope a as computed.
+#include "bounds/symbolic_bounds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace reluopt {
+
+namespace {
+
+constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
+
+// gamma_n with room for the few extra operations around each product.
+double gamma(Eigen::Index n) {
+  const double nu = static_cast<double>(n + 4) * kUnitRoundoff;
+  return nu / (1.0 - nu);
+}
+
+// A bound that the margin makes valid, with the margin's own rounding covered.
+double settle(double value, double margin) {
+  return std::nextafter(value + margin * (1.0 + 1e-6), kInfinity);
+}
+
+// The relaxation of x_{j+1} = relu(h_j) for every neuron of layer j.
+struct ReluLines {
+  Eigen::VectorXd upper_slope, upper_intercept, lower_slope;
+  Eigen::VectorXd h_magnitude;  // max(|l|, |u|)
+};
+
+ReluLines relu_lines(const Eigen::VectorXd& l, const Eigen::VectorXd& u) {
+  const Eigen::Index n = l.size();
+  ReluLines r{Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n),
+              l.cwiseAbs().cwiseMax(u.cwiseAbs())};
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (l[i] >= 0.0) {
+      r.upper_slope[i] = r.lower_slope[i] = 1.0;
+    } else if (u[i] > 0.0) {
+      const double a = u[i] / (u[i] - l[i]);
+      r.upper_slope[i] = a;
+      const double t = std::max(-a * l[i], u[i] - a * u[i]);
+      r.upper_intercept[i] = std::nextafter(t * (1.0 + 4.0 * kUnitRoundoff), kInfinity);
+      r.lower_slope[i] = u[i] >= -l[i] ? 1.0 : 0.0;
+    }
+  }
+  return r;
+}
+
+// What back-substitution needs of layer j: W_j, b_j, and |W_j| m_j + |b_j| with m_j bounding |x_j|.
+struct LayerTerms {
+  const DenseLayer* layer;
+  Eigen::VectorXd abs_reach;
+};
+
+class BackSubstitution {
+ public:
+  BackSubstitution(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi)
+      : network_(network), lo_(lo), hi_(hi) {
+    input_magnitude_ = lo.cwiseAbs().cwiseMax(hi.cwiseAbs());
+  }
+
+  // Adds hidden layer k (or the output layer, k = K) once the bounds on its inputs are known.
+  void add_layer_terms(int k, const Eigen::VectorXd& input_magnitude) {
+    const DenseLayer& layer = network_.layers()[k];
+    terms_.push_back({&layer, layer.weights.cwiseAbs() * input_magnitude + layer.bias.cwiseAbs()});
+  }
+  void add_relu_lines(ReluLines lines) { lines_.push_back(std::move(lines)); }
+
+  // Upper bounds of the rows of Lambda h_k + c over the box, through layers k, k-1, ..., 0. With `shares`,
+  // the intercept each unstable neuron's line adds, per layer (for a single row).
+  Eigen::VectorXd upper(Eigen::MatrixXd lambda, Eigen::VectorXd c, int k, Eigen::MatrixXd* input_lambda,
+                        std::vector<Eigen::VectorXd>* shares) const {
+    Eigen::VectorXd margin = Eigen::VectorXd::Zero(lambda.rows());
+    for (int j = k;; --j) {
+      const LayerTerms& t = terms_[j];
+      margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * t.abs_reach);
+      c += lambda * t.layer->bias;
+      lambda = lambda * t.layer->weights;
+      if (j == 0) break;
+      relu_step(j - 1, lambda, c, margin, shares);
+    }
+    const Eigen::MatrixXd positive = lambda.cwiseMax(0.0), negative = lambda.cwiseMin(0.0);
+    Eigen::VectorXd bound = positive * hi_ + negative * lo_ + c;
+    margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * input_magnitude_ + c.cwiseAbs());
+    for (Eigen::Index r = 0; r < bound.size(); ++r) bound[r] = settle(bound[r], margin[r]);
+    if (input_lambda) *input_lambda = std::move(lambda);
+    return bound;
+  }
+
+ private:
+  // Lambda over x_{j+1} = relu(h_j) becomes Lambda' over h_j, the intercepts going into c.
+  void relu_step(int j, Eigen::MatrixXd& lambda, Eigen::VectorXd& c, Eigen::VectorXd& margin,
+                 std::vector<Eigen::VectorXd>* shares) const {
+    const ReluLines& r = lines_[j];
+    const Eigen::MatrixXd positive = lambda.cwiseMax(0.0);
+    const Eigen::VectorXd added = positive * r.upper_intercept;
+    if (shares) (*shares)[j] = positive.row(0).transpose().cwiseProduct(r.upper_intercept);
+    margin += gamma(lambda.cols() + 1) * added.cwiseAbs();
+    c += added;
+    lambda = positive * r.upper_slope.asDiagonal() + lambda.cwiseMin(0.0) * r.lower_slope.asDiagonal();
+    margin += 2.0 * kUnitRoundoff * (lambda.cwiseAbs() * r.h_magnitude);
+  }
+
+  const Network& network_;
+  const Eigen::VectorXd& lo_;
+  const Eigen::VectorXd& hi_;
+  Eigen::VectorXd input_magnitude_;
+  std::vector<LayerTerms> terms_;
+  std::vector<ReluLines> lines_;
+};
+
+// Interval bounds of layer k from the magnitudes and ranges of its inputs, with their round-off margin.
+void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
+                    Eigen::VectorXd& l, Eigen::VectorXd& u) {
+  const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0), negative = layer.weights.cwiseMin(0.0);
+  const Eigen::VectorXd magnitude = in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs());
+  const Eigen::VectorXd margin =
+      gamma(layer.weights.cols() + 1) * (layer.weights.cwiseAbs() * magnitude + layer.bias.cwiseAbs());
+  l = positive * in_lo + negative * in_hi + layer.bias;
+  u = positive * in_hi + negative * in_lo + layer.bias;
+  for (Eigen::Index i = 0; i < l.size(); ++i) {
+    l[i] = -settle(-l[i], margin[i]);
+    u[i] = settle(u[i], margin[i]);
+  }
+}
+
+// Applies the splits of one layer to its bounds; false when a split contradicts them.
+bool apply_splits(const std::vector<Split>* splits, Eigen::VectorXd& l, Eigen::VectorXd& u) {
+  if (!splits) return true;
+  for (Eigen::Index i = 0; i < l.size(); ++i) {
+    const Split s = (*splits)[static_cast<std::size_t>(i)];
+    if (s == Split::kActive) {
+      if (u[i] < 0.0) return false;
+      l[i] = std::max(l[i], 0.0);
+    } else if (s == Split::kInactive) {
+      if (l[i] > 0.0) return false;
+      u[i] = std::min(u[i], 0.0);
+    }
+  }
+  return true;
+}
+
+// Tightens the unstable neurons of layer k by back-substitution (the others are exact in any relaxation).
+void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u) {
+  std::vector<Eigen::Index> unstable;
+  for (Eigen::Index i = 0; i < l.size(); ++i)
+    if (l[i] < 0.0 && u[i] > 0.0) unstable.push_back(i);
+  if (unstable.empty()) return;
+  const Eigen::Index r = static_cast<Eigen::Index>(unstable.size());
+  Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(2 * r, l.size());
+  for (Eigen::Index n = 0; n < r; ++n) {
+    lambda(n, unstable[n]) = 1.0;
+    lambda(r + n, unstable[n]) = -1.0;
+  }
+  const Eigen::VectorXd bound = back.upper(std::move(lambda), Eigen::VectorXd::Zero(2 * r), k, nullptr, nullptr);
+  for (Eigen::Index n = 0; n < r; ++n) {
+    u[unstable[n]] = std::min(u[unstable[n]], bound[n]);
+    l[unstable[n]] = std::max(l[unstable[n]], -bound[r + n]);
+  }
+}
+
+}  // namespace
+
+Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                      const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
+                      const NeuronBounds* prior) {
+  Propagation result;
+  BackSubstitution back(network, lo, hi);
+  Eigen::VectorXd in_lo = lo, in_hi = hi;
+  const int hidden = network.num_hidden_layers();
+  for (int k = 0; k <= hidden; ++k) {
+    back.add_layer_terms(k, in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs()));
+    if (k == hidden) break;
+    Eigen::VectorXd l, u;
+    interval_layer(network.hidden_layer(k), in_lo, in_hi, l, u);
+    if (prior) {
+      l = l.cwiseMax(prior->lower[k]);
+      u = u.cwiseMin(prior->upper[k]);
+    }
+    const std::vector<Split>* layer_splits = splits.empty() ? nullptr : &splits[k];
+    if (!apply_splits(layer_splits, l, u)) {
+      result.empty = true;
+      return result;
+    }
+    if (k > 0) tighten(back, k, l, u);
+    if (!apply_splits(layer_splits, l, u) || (l.array() > u.array()).any()) {
+      result.empty = true;
+      return result;
+    }
+    back.add_relu_lines(relu_lines(l, u));
+    in_lo = l.cwiseMax(0.0);
+    in_hi = u.cwiseMax(0.0);
+    result.bounds.lower.push_back(std::move(l));
+    result.bounds.upper.push_back(std::move(u));
+  }
+  if (output_weights.size() == 0) return result;
+  PropagatedObjective& objective = result.objective;
+  objective.relaxation_share.resize(static_cast<std::size_t>(hidden));
+  Eigen::MatrixXd input_lambda;
+  const Eigen::VectorXd bound = back.upper(output_weights.transpose(), Eigen::VectorXd::Constant(1, constant),
+                                           hidden, &input_lambda, &objective.relaxation_share);
+  objective.upper = bound[0];
+  objective.lambda = input_lambda.row(0).transpose();
+  // The constant of the linear upper function: its maximum over the box minus the maximum of lambda^T x.
+  const Eigen::VectorXd& l = objective.lambda;
+  objective.constant = bound[0] - (l.cwiseMax(0.0).dot(hi) + l.cwiseMin(0.0).dot(lo));
+  return result;
+}
+
+NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+  return propagate(network, lo, hi, Eigen::VectorXd(), 0.0, SplitState{}, nullptr).bounds;
+}
+
+}  // namespace reluopt

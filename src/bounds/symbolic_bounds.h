@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "reluopt/bounds.h"
+#include "reluopt/linear_model.h"
+#include "reluopt/network.h"
+
+namespace reluopt {
+
+// A ReLU fixed by a branch: kFree is decided by the bounds alone; kActive restricts the node to h >= 0
+// (relu(h) = h), kInactive to h <= 0 (relu(h) = 0).
+enum class Split : std::int8_t { kFree = 0, kActive = 1, kInactive = -1 };
+using SplitState = std::vector<std::vector<Split>>;  // [layer][neuron]; empty: nothing split
+
+// A valid upper bound on c^T y + c0 over the box (y the network's outputs, under the node's splits), with the
+// linear function of the input it was concretized from: c^T y + c0 <= lambda^T x + constant on the node.
+struct PropagatedObjective {
+  double upper = kInfinity;
+  Eigen::VectorXd lambda;
+  double constant = 0.0;
+  // For each hidden layer, the intercept each unstable neuron's upper line adds to `upper`:
+  // max(Lambda_j, 0) * t_j. A split of that neuron removes it (the branching score, docs/MATH.md §11).
+  std::vector<Eigen::VectorXd> relaxation_share;
+};
+
+struct Propagation {
+  NeuronBounds bounds;              // every pre-activation over the box, under the splits
+  PropagatedObjective objective;
+  bool empty = false;               // a split contradicts the bounds (h >= 0 with u < 0, or h <= 0 with l > 0)
+};
+
+// Linear bound propagation (DeepPoly / CROWN; docs/MATH.md §10) over the box [lo, hi]: layer by layer, the
+// bounds of h_k by back-substitution through the triangle relaxations of the earlier layers, then the
+// objective's upper bound the same way. `prior` (may be null) holds bounds already known to be valid on the
+// box; each result is the tighter of the two. Every bound carries a proven margin for round-off.
+Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                      const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
+                      const NeuronBounds* prior);
+
+// The bounds alone (no objective), over the domain's box, never looser than interval arithmetic.
+NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
+
+}  // namespace reluopt

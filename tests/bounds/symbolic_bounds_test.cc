@@ -1,0 +1,159 @@
+// Linear bound propagation (src/bounds/symbolic_bounds.cc) against forward passes and brute force: every
+// bound holds at every sampled point, under every split, on networks of 1-4 hidden layers.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "bounds/symbolic_bounds.h"
+#include "reluopt/domain_sampler.h"
+#include "reluopt/solve.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+using testing::SmallCase;
+
+// Checks that every pre-activation at x lies within the bounds.
+void expect_contains(const NeuronBounds& bounds, const Network& net, const Eigen::VectorXd& x) {
+  const ForwardTrace trace = net.trace(x);
+  for (int k = 0; k < net.num_hidden_layers(); ++k)
+    for (int j = 0; j < net.hidden_width(k); ++j) {
+      EXPECT_LE(bounds.lower[k][j], trace.pre_activation[k][j]) << "layer " << k << " neuron " << j;
+      EXPECT_GE(bounds.upper[k][j], trace.pre_activation[k][j]) << "layer " << k << " neuron " << j;
+    }
+}
+
+class Symbolic : public testing::SmallProblemTest {};
+
+TEST_P(Symbolic, ObjectiveBoundIsAtLeastTheEnumeratedMaximum) {
+  const double exact = testing::brute_force_max(net_, domain_, objective_);
+  const Propagation p = propagate(net_, domain_.lower, domain_.upper, objective_.sign() * objective_.weights,
+                                  objective_.sign() * objective_.constant, SplitState{}, nullptr);
+  ASSERT_FALSE(p.empty);
+  EXPECT_GE(p.objective.upper, exact);
+  // The linear function it came from bounds the objective at every point of the box.
+  const Domain box = Domain::box(domain_.lower, domain_.upper);
+  DomainSampler sampler(box, 0.5 * (box.lower + box.upper), GetParam().seed);
+  for (int i = 0; i < 200; ++i) {
+    const Eigen::VectorXd x = sampler.next();
+    EXPECT_LE(forward_value(x), p.objective.lambda.dot(x) + p.objective.constant + 1e-12);
+    expect_contains(p.bounds, net_, x);
+  }
+}
+
+TEST_P(Symbolic, NeverLooserThanIntervalArithmetic) {
+  const NeuronBounds interval = interval_bounds(net_, Domain::box(domain_.lower, domain_.upper));
+  const NeuronBounds symbolic = symbolic_bounds(net_, domain_.lower, domain_.upper);
+  for (int k = 0; k < net_.num_hidden_layers(); ++k)
+    for (int j = 0; j < net_.hidden_width(k); ++j) {
+      EXPECT_GE(symbolic.lower[k][j], interval.lower[k][j] - 1e-12 * (1 + std::abs(interval.lower[k][j])));
+      EXPECT_LE(symbolic.upper[k][j], interval.upper[k][j] + 1e-12 * (1 + std::abs(interval.upper[k][j])));
+    }
+}
+
+// Random splits: at every sampled point whose pattern agrees with them, the bounds and the objective bound hold.
+TEST_P(Symbolic, BoundsHoldUnderSplits) {
+  std::mt19937_64 rng(GetParam().seed);
+  const Domain box = Domain::box(domain_.lower, domain_.upper);
+  DomainSampler sampler(box, 0.5 * (box.lower + box.upper), GetParam().seed + 1);
+  std::vector<Eigen::VectorXd> points;
+  for (int i = 0; i < 400; ++i) points.push_back(sampler.next());
+  for (int trial = 0; trial < 10; ++trial) {
+    // The splits of one sampled point, on a random subset of neurons: never empty.
+    const ActivationPattern pattern = net_.activation_pattern(points[trial]);
+    SplitState splits;
+    for (int k = 0; k < net_.num_hidden_layers(); ++k) {
+      splits.emplace_back(net_.hidden_width(k), Split::kFree);
+      for (int j = 0; j < net_.hidden_width(k); ++j)
+        if (rng() % 2) splits[k][j] = pattern.active[k][j] ? Split::kActive : Split::kInactive;
+    }
+    const Propagation p = propagate(net_, domain_.lower, domain_.upper, objective_.sign() * objective_.weights,
+                                    objective_.sign() * objective_.constant, splits, nullptr);
+    ASSERT_FALSE(p.empty) << "a split state with a point in it was called empty";
+    for (const Eigen::VectorXd& x : points) {
+      const ActivationPattern at = net_.activation_pattern(x);
+      bool agrees = true;
+      for (int k = 0; k < net_.num_hidden_layers(); ++k)
+        for (int j = 0; j < net_.hidden_width(k); ++j)
+          if (splits[k][j] != Split::kFree && (splits[k][j] == Split::kActive) != (at.active[k][j] != 0))
+            agrees = false;
+      if (!agrees) continue;
+      EXPECT_LE(forward_value(x), p.objective.upper);
+      expect_contains(p.bounds, net_, x);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SmallNetworks, Symbolic,
+    ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, false, false, 2},
+                      SmallCase{4, {12}, 1, true, false, 3}, SmallCase{2, {5, 5}, 1, false, false, 4},
+                      SmallCase{3, {6, 6}, 1, true, false, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
+                      SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{2, {3, 3, 3, 3}, 1, true, false, 8},
+                      SmallCase{5, {4, 4, 4}, 3, true, true, 9}, SmallCase{3, {3, 3, 3, 3}, 2, false, true, 10}),
+    testing::small_case_name);
+
+// Many random networks (1-4 hidden layers, widths up to 40, weights scaled up to 1e3) over random boxes: no
+// sampled point is ever outside a bound.
+TEST(SymbolicRandomized, NoSampledPointEscapesTheBounds) {
+  std::mt19937_64 rng(2026);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int d = 1 + static_cast<int>(rng() % 6), layers = 1 + static_cast<int>(rng() % 4);
+    std::vector<int> hidden;
+    for (int k = 0; k < layers; ++k) hidden.push_back(2 + static_cast<int>(rng() % 39));
+    Network base = testing::random_network(d, hidden, 2, 1000 + trial);
+    const double scale = std::pow(10.0, static_cast<double>(rng() % 4));
+    std::vector<DenseLayer> scaled = base.layers();
+    for (DenseLayer& layer : scaled) {
+      layer.weights *= scale;
+      layer.bias *= scale;
+    }
+    const Network net(scaled);
+    std::uniform_real_distribution<double> uniform(-3.0, 3.0);
+    Eigen::VectorXd lo(d), hi(d);
+    for (int i = 0; i < d; ++i) {
+      const double a = uniform(rng), b = uniform(rng);
+      lo[i] = std::min(a, b);
+      hi[i] = std::max(a, b);
+    }
+    const Eigen::VectorXd c = Eigen::VectorXd::Random(2);
+    const Propagation p = propagate(net, lo, hi, c, 0.25, SplitState{}, nullptr);
+    ASSERT_FALSE(p.empty);
+    const Domain box = Domain::box(lo, hi);
+    DomainSampler sampler(box, 0.5 * (lo + hi), trial);
+    for (int s = 0; s < 300; ++s) {
+      Eigen::VectorXd x = sampler.next();
+      if (s < 2 * d) x[s % d] = s < d ? lo[s % d] : hi[s % d];  // box faces too
+      EXPECT_LE(c.dot(net.forward(x)) + 0.25, p.objective.upper) << "trial " << trial;
+      expect_contains(p.bounds, net, x);
+    }
+  }
+}
+
+TEST(SymbolicSplits, ContradictingSplitsAreEmpty) {
+  const Network net = testing::tiny_network();
+  // a = relu(x1 - x2) with x1 - x2 in [-1, 1]; on the box x1 in [0, 0.1], x2 in [0.5, 1], x1 - x2 < 0.
+  Eigen::VectorXd lo(2), hi(2);
+  lo << 0.0, 0.5;
+  hi << 0.1, 1.0;
+  SplitState splits{{Split::kActive, Split::kFree}};
+  EXPECT_TRUE(propagate(net, lo, hi, Eigen::VectorXd::Ones(1), 0.0, splits, nullptr).empty);
+  splits[0][0] = Split::kInactive;
+  EXPECT_FALSE(propagate(net, lo, hi, Eigen::VectorXd::Ones(1), 0.0, splits, nullptr).empty);
+}
+
+// The relaxation's bound with --bounds symbolic is a valid bound (>= the enumerated maximum).
+TEST(SymbolicRelax, RelaxBoundIsValid) {
+  const testing::SmallProblem problem = testing::make_small_problem(SmallCase{3, {6, 6}, 1, true, false, 5});
+  SolveOptions options;
+  options.method = Method::kMip;
+  options.mip.bounds.method = BoundMethod::kSymbolic;
+  const RelaxationReport report = relax(problem.network, problem.domain, problem.objective, options);
+  EXPECT_GE(problem.objective.sign() * report.bound,
+            testing::brute_force_max(problem.network, problem.domain, problem.objective) - 1e-9);
+  EXPECT_EQ(report.bound_method, "symbolic");
+}
+
+}  // namespace
+}  // namespace reluopt
