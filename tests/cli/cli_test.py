@@ -184,15 +184,17 @@ class Cli(unittest.TestCase):
         self.assertLess(result["samples"], 1000000000)
 
     def test_time_limited_enhanced_ends_with_a_proven_bound(self):
-        # By default the last quarter of a timed enhanced run is the big-M MIP from Algorithm 2's point: a bound
-        # from the same run, here (a small network) a proof of optimality before the limit.
-        result, _ = self.solve(self.model, "--samples", "1000000000", "--time-limit", "4")
+        # A timed enhanced run ends with the prover from Algorithm 2's point, for all the time left: a bound from
+        # the same run, here (a small network) a proof of optimality. Algorithm 2 ends on its sample count and the
+        # run on the proof, so the outcome does not depend on the machine's speed.
+        result, _ = self.solve(self.model, "--samples", "200", "--time-limit", "300", "--seed", "3")
         self.assertEqual(result["method"], "enhanced")
         self.assertIsNotNone(result["bound"])
         self.assertGreaterEqual(result["bound"], result["objective"] - 1e-6 * max(1.0, abs(result["objective"])))
         self.assertEqual(result["status"], "optimal")
         self.assertEqual(result["stopped_by"], "completed")
-        self.assertLess(result["samples"], 1000000000)
+        self.assertLess(result["seconds"], 300)
+        self.assertGreater(len(result["bound_trajectory"]), 0)
 
     def test_concave_neurons_need_no_binary_and_keep_the_optimum(self):
         free, _ = self.solve(self.model, "--method", "mip", "--time-limit", "30")
@@ -440,6 +442,12 @@ class Cli(unittest.TestCase):
         for bad in ("1", "-0.1", "half"):
             self.assert_bad_input(["solve", self.model, "--mip-share", bad], 2, "--mip-share")
         self.assert_bad_input(["solve", self.model, "--concave-neurons", "relaxed"], 2, "--concave-neurons")
+        self.assert_bad_input(["solve", self.model, "--prover", "oracle"], 2, "prover")
+        self.assert_bad_input(["solve", self.model, "--method", "bab", "--node-limit", "-1"], 2, "--node-limit")
+        self.assert_bad_input(["solve", self.model, "--input-split-dims", "-2"], 2, "--input-split-dims")
+        self.assert_bad_input(["solve", self.model, "--relu-split-below", "x"], 2, "--relu-split-below")
+        for method in ("enhanced", "bab"):
+            self.assert_bad_input(["relax", self.model, "--method", method], 2, "relax")
 
     def test_mip_methods_end_with_a_point_on_a_tiny_time_limit(self):
         # Issue 11, item 5: without a warm start, forward passes at a few points of P are CBC's MIP start, so
@@ -452,6 +460,53 @@ class Cli(unittest.TestCase):
             self.assertEqual(len(result["x"]), 10, method)
             self.assertTrue(all(0.0 <= v <= 1.0 for v in result["x"]), method)
             self.assertAlmostEqual(result["trajectory"][-1][1], result["objective"], delta=1e-12, msg=method)
+
+    def test_bab_proves_what_mip_proves(self):
+        # Issue 11: the branch-and-bound prover reaches the optimum the big-M MIP proves, with a bound on the right
+        # side at every moment of its bound trajectory; max and min.
+        weights, lower, upper = [1.0, -0.5, 0.25], [0.0] * 6, [1.0] * 6
+        for sense in ("max", "min"):
+            objective = self.path(f"bab_{sense}.json")
+            with open(objective, "w") as f:
+                json.dump({"sense": sense, "weights": weights, "constant": 0.5}, f)
+            mip, _ = self.solve(self.model, "--objective", objective, "--method", "mip", "--seed", "1")
+            bab, _ = self.solve(self.model, "--objective", objective, "--method", "bab", "--seed", "1")
+            self.assertEqual(mip["status"], "optimal", sense)
+            self.assertEqual(bab["status"], "optimal", sense)
+            self.assertEqual(bab["method"], "bab")
+            self.assert_honest(bab, self.layers, weights, 0.5, lower, upper)
+            self.assertAlmostEqual(bab["objective"], mip["objective"], delta=1e-6 * max(1.0, abs(mip["objective"])))
+            self.assertGreater(len(bab["bound_trajectory"]), 0)
+            for _, bound in bab["bound_trajectory"]:
+                if sense == "max":
+                    self.assertGreaterEqual(bound, mip["objective"] - 1e-9)
+                else:
+                    self.assertLessEqual(bound, mip["objective"] + 1e-9)
+
+    def test_bab_node_limit_keeps_a_valid_bound(self):
+        mip, _ = self.solve(self.model, "--method", "mip", "--seed", "1")
+        bab, _ = self.solve(self.model, "--method", "bab", "--node-limit", "3", "--threads", "1")
+        self.assertLessEqual(bab["nodes"], 3)
+        self.assertNotEqual(bab["status"], "no_solution")
+        self.assertGreaterEqual(bab["bound"], mip["objective"] - 1e-9)
+        self.assertLessEqual(bab["objective"], mip["objective"] + 1e-9)
+
+    def test_symbolic_bounds_for_relax_and_mip(self):
+        bounds = {}
+        for kind in ("interval", "symbolic", "progressive"):
+            out = self.path(f"relax_{kind}.json")
+            proc = self.run_tool("relax", self.model, "--bounds", kind, "--json", out)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(out) as f:
+                bounds[kind] = json.load(f)["bound"]
+        mip, _ = self.solve(self.model, "--method", "mip", "--bounds", "symbolic")
+        self.assertEqual(mip["status"], "optimal")
+        self.assertEqual(mip["formulation"]["bounds"], "symbolic")
+        for kind, bound in bounds.items():
+            self.assertGreaterEqual(bound, mip["objective"] - 1e-9, kind)
+        # Symbolic bounds are never looser than interval ones, and progressive starts from them.
+        self.assertLessEqual(bounds["symbolic"], bounds["interval"] + 1e-9)
+        self.assertLessEqual(bounds["progressive"], bounds["symbolic"] + 1e-9)
 
 
 if __name__ == "__main__":
