@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -9,7 +10,7 @@
 
 #include "reluopt/linear_model.h"
 #include "reluopt/pattern_lp.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt::testing {
 
@@ -62,7 +63,7 @@ namespace {
 // The region LP of one pattern in the layered space. Columns: x (d), then the post-activations of each
 // hidden layer. Returns -inf when the region is empty.
 double layered_region_max(const Network& network, const Domain& domain, const Objective& objective,
-                          const ActivationPattern& pattern, ClpLp& lp) {
+                          const ActivationPattern& pattern, LpSolver& lp) {
   LinearModel model;
   const int d = network.input_dim();
   for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i]);
@@ -111,7 +112,7 @@ double layered_region_max(const Network& network, const Domain& domain, const Ob
 double brute_force_max(const Network& network, const Domain& domain, const Objective& objective) {
   const int n = network.num_hidden_neurons();
   if (n > 16) throw std::invalid_argument("brute_force_max: too many neurons");
-  ClpLp lp;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
   double best = -std::numeric_limits<double>::infinity();
   for (long bits = 0; bits < (1L << n); ++bits) {
     ActivationPattern pattern;
@@ -121,7 +122,7 @@ double brute_force_max(const Network& network, const Domain& domain, const Objec
       for (auto& bit : layer) bit = (bits >> next++) & 1L;
       pattern.active.push_back(std::move(layer));
     }
-    best = std::max(best, layered_region_max(network, domain, objective, pattern, lp));
+    best = std::max(best, layered_region_max(network, domain, objective, pattern, *lp));
   }
   return best;
 }

@@ -35,7 +35,7 @@
 #include "reluopt/mip_formulation.h"
 #include "reluopt/pattern_lp.h"
 #include "reluopt/solve.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt {
 
@@ -122,7 +122,7 @@ class Frontier {
 
 // True when the LP `model` is proven empty: the elastic LP max -sum(p + n), with each row r relaxed to
 // lo_r <= a_r^T v + p_r - n_r <= up_r, has a safe dual bound below zero, while any feasible v would give 0.
-bool proven_infeasible(const LinearModel& model, ClpLp& lp, double seconds) {
+bool proven_infeasible(const LinearModel& model, LpSolver& lp, double seconds) {
   LinearModel elastic;
   for (int c = 0; c < model.num_cols(); ++c) elastic.add_column(model.col_lower()[c], model.col_upper()[c]);
   for (int r = 0; r < model.num_rows(); ++r) {
@@ -149,7 +149,7 @@ class Search {
 
   // One worker: nodes until none is left, the deadline, or the node limit.
   void work(std::atomic<long>& nodes) {
-    ClpLp lp;
+    const std::unique_ptr<LpSolver> lp = make_lp_solver();
     Node node;
     const auto stop = [&] {
       return deadline_.expired() || (options_.bab.node_limit > 0 && nodes.load() >= options_.bab.node_limit);
@@ -157,7 +157,7 @@ class Search {
     while (frontier_.pop(node, stop)) {
       ++nodes;
       const double running = node.bound;
-      process(std::move(node), lp);
+      process(std::move(node), *lp);
       frontier_.done(running);
     }
   }
@@ -174,7 +174,7 @@ class Search {
 
   void offer(const Eigen::VectorXd& x) { incumbent_.offer(evaluate_point(problem_, x)); }
 
-  void process(Node node, ClpLp& lp) {
+  void process(Node node, LpSolver& lp) {
     const Propagation prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_,
                                        node.splits, node.prior.get());
     if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
@@ -210,7 +210,7 @@ class Search {
   }
 
   // The node's LP relaxation: its safe bound, +infinity when the LP gives none, nothing when proven empty.
-  std::optional<double> node_lp(const Node& node, const NeuronBounds& bounds, ClpLp& lp) {
+  std::optional<double> node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
     Domain box = problem_.domain;
     box.lower = node.lo;
     box.upper = node.hi;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <memory>
 
 #include "algorithms/bab.h"
 #include "algorithms/mip.h"
@@ -10,7 +11,7 @@
 #include "reluopt/error.h"
 #include "reluopt/neighbourhood_mip.h"
 #include "solver/cbc_mip.h"
-#include "solver/clp_warm_lp.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt {
 
@@ -121,7 +122,7 @@ class CbcLocalSearch : public LocalSearchLoop {
   }
 };
 
-// The same MIP by a small depth-first branch-and-bound of our own: one LP kept loaded in CLP, binaries fixed
+// The same MIP by a small depth-first branch-and-bound of our own: one LP kept loaded (WarmLpSolver), binaries fixed
 // by bound changes and every node re-solved by the dual simplex from the previous basis. It skips what makes
 // CBC slow on these tiny MIPs (preprocessing, cut rounds, heuristics). When the tree is exhausted the point
 // is optimal over the neighbourhood: a local optimum in the paper's sense.
@@ -132,8 +133,8 @@ class BranchAndBoundLocalSearch : public LocalSearchLoop {
  protected:
   std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip, const EvaluatedPoint& current,
                                                      const Deadline& deadline) override {
-    ClpWarmLp lp(mip.model);
-    Search search{lp, mip, deadline, current, std::nullopt, 0};
+    const std::unique_ptr<WarmLpSolver> lp = make_warm_lp_solver(mip.model);
+    Search search{*lp, mip, deadline, current, std::nullopt, 0};
     dive(search);
     counters_.mips.fetch_add(1, std::memory_order_relaxed);
     counters_.lps.fetch_add(search.nodes, std::memory_order_relaxed);
@@ -141,7 +142,7 @@ class BranchAndBoundLocalSearch : public LocalSearchLoop {
   }
 
   struct Search {
-    ClpWarmLp& lp;
+    WarmLpSolver& lp;
     const NeighbourhoodMip& mip;
     const Deadline& deadline;
     EvaluatedPoint best;                     // the incumbent of this search (starts at the current point)
@@ -199,26 +200,26 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
  protected:
   std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip, const EvaluatedPoint& current,
                                                      const Deadline& deadline) override {
-    ClpWarmLp lp(mip.model);
-    Search search{lp, mip, deadline, current, std::nullopt, 0};
+    const std::unique_ptr<WarmLpSolver> lp = make_warm_lp_solver(mip.model);
+    Search search{*lp, mip, deadline, current, std::nullopt, 0};
     const ForwardTrace trace = problem_.network.trace(current.x);
     std::vector<double> state;
     for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) {
       state.push_back(trace.pre_activation[neuron.layer][neuron.neuron] > 0.0 ? 1.0 : 0.0);
-      lp.set_col_bounds(neuron.z_col, state.back(), state.back());
+      lp->set_col_bounds(neuron.z_col, state.back(), state.back());
     }
     // The region of the current point's own pattern first: it may already beat the sampled region.
-    consider(search, lp.solve(deadline.remaining()));
-    lp.save_basis();
+    consider(search, lp->solve(deadline.remaining()));
+    lp->save_basis();
     for (std::size_t t = 0; t < mip.free.size() && !search.best_found && !deadline.expired(); ++t) {
       const int z = mip.free[t].z_col;
-      lp.set_col_bounds(z, 1.0 - state[t], 1.0 - state[t]);
-      lp.restore_basis();
-      consider(search, lp.solve(deadline.remaining()));
-      lp.set_col_bounds(z, state[t], state[t]);
+      lp->set_col_bounds(z, 1.0 - state[t], 1.0 - state[t]);
+      lp->restore_basis();
+      consider(search, lp->solve(deadline.remaining()));
+      lp->set_col_bounds(z, state[t], state[t]);
     }
     if (!search.best_found && static_cast<int>(mip.free.size()) <= kExactLimit && !deadline.expired()) {
-      for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) lp.set_col_bounds(neuron.z_col, 0.0, 1.0);
+      for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free) lp->set_col_bounds(neuron.z_col, 0.0, 1.0);
       dive(search);
     } else if (!search.best_found && options_.local_search == LocalSearch::kFlipMip && !deadline.expired()) {
       // Many tight neurons and no single flip helps: the paper's MIP, by CBC within a node limit (a count, not

@@ -12,7 +12,7 @@
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
 #include "solver/cbc_mip.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt {
 
@@ -166,8 +166,7 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
   report.formulation = options.method == Method::kPartition
                            ? "partition (N=" + std::to_string(formulation.partitions) + ")"
                            : "big-M";
-  ClpLp lp;
-  const LpSolution solution = lp.solve(formulation.model, deadline.remaining());
+  const LpSolution solution = make_lp_solver()->solve(formulation.model, deadline.remaining());
   if (solution.status != LpStatus::kOptimal) throw Error("the LP relaxation could not be solved within the limits");
   report.bound = objective.sign() * solution.objective;
   report.lp_seconds = deadline.elapsed() - report.bounds_seconds;

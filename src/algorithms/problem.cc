@@ -5,7 +5,7 @@
 
 #include "reluopt/error.h"
 #include "reluopt/linear_model.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt {
 
@@ -42,8 +42,7 @@ Eigen::VectorXd chebyshev_centre(const Domain& domain) {
     value.push_back(std::sqrt(norm));
     model.add_row(index, value, -kInfinity, domain.b[i]);
   }
-  ClpLp lp;
-  const LpSolution solution = lp.solve(model);
+  const LpSolution solution = make_lp_solver()->solve(model);
   if (solution.status == LpStatus::kInfeasible) throw Error("domain is empty: no x satisfies A x <= b within the bounds");
   if (solution.status != LpStatus::kOptimal) throw Error("could not check the domain: the LP for its centre failed");
   const double radius = solution.values[r];

@@ -22,19 +22,20 @@
 // Over a plain box, interval arithmetic on layer 0 is already the exact max and min: layer 0 needs LPs only
 // when P has rows.
 //
-// Validity: an LP's value is ClpLp::maximize's weak-duality bound, which holds for any dual values CLP
-// returns, loosened by kSlack (1 + |v|); an LP that fails or is cut off by the deadline leaves the interval
-// bound. Threads split a layer's neurons into fixed blocks and each keeps one LP, warm-started from its own
-// previous solve, so the result is deterministic for a given thread count.
+// Validity: an LP's value is LpSolver::maximize's weak-duality bound, which holds for any dual values the
+// solver returns, loosened by kSlack (1 + |v|); an LP that fails or is cut off by the deadline leaves the
+// interval bound. Threads split a layer's neurons into fixed blocks and each keeps one LP, warm-started from its
+// own previous solve, so the result is deterministic for a given thread count.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <thread>
 
 #include "bounds/symbolic_bounds.h"
 #include "reluopt/bounds.h"
 #include "reluopt/error.h"
 #include "reluopt/pattern_lp.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt {
 
@@ -159,14 +160,14 @@ struct LayerLps {
 // every min.
 void solve_block(LayerLps& lps, const std::vector<int>& neurons, std::size_t begin, std::size_t end,
                  const Deadline& deadline) {
-  ClpLp lp;
-  lp.load(lps.model);
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  lp->load(lps.model);
   std::vector<double> objective(lps.model.num_cols(), 0.0);
   auto extreme = [&](int j, double sign) {
     for (std::size_t i = 0; i < lps.layer_input.size(); ++i)
       if (lps.layer_input[i] >= 0)
         objective[lps.layer_input[i]] = sign * lps.layer.weights(j, static_cast<Eigen::Index>(i));
-    const LpBound result = lp.maximize(objective, sign * lps.layer.bias[j], lps.start, deadline.remaining());
+    const LpBound result = lp->maximize(objective, sign * lps.layer.bias[j], lps.start, deadline.remaining());
     return result.status == LpStatus::kOptimal ? loosen(result.bound) : kInfinity;
   };
   for (std::size_t n = begin; n < end && !deadline.expired(); ++n) lps.upper[neurons[n]] = extreme(neurons[n], 1.0);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "reluopt/linear_model.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solution.h"
 
 namespace reluopt {
 

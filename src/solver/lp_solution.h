@@ -18,4 +18,17 @@ struct LpSolution {
   int iterations = 0;
 };
 
+// One objective of a kept model (LpSolver::maximize): no primal values, but a bound that is safe to use.
+struct LpBound {
+  LpStatus status = LpStatus::kError;
+  double objective = 0.0;  // the solver's optimal value, constant included
+  // An upper bound on the maximum from weak duality with the solver's row duals y: for any y,
+  //   c^T v = y^T (A v) + (c - A^T y)^T v <= sum_r y_r (row_upper if y_r > 0 else row_lower)
+  //                                          + sum_c r_c (col_upper if r_c > 0 else col_lower),
+  // so it holds whatever the solver's tolerances and scaling did, plus an allowance for the rounding of this
+  // sum (solver/clp_lp.cc). +infinity when not optimal or when a needed bound is infinite.
+  double bound = std::numeric_limits<double>::infinity();
+  int iterations = 0;
+};
+
 }  // namespace reluopt

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -13,7 +14,7 @@
 #include "reluopt/problem.h"
 #include "reluopt/solve.h"
 #include "solver/cbc_mip.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -39,11 +40,11 @@ double best_neighbouring_region(const Network& net, const Domain& domain, const 
     for (int j = 0; j < net.hidden_width(k); ++j)
       if (std::abs(trace.pre_activation[k][j]) <= eps) tight.push_back({k, j});
   EXPECT_LE(tight.size(), 14u);
-  ClpLp lp;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
   double best = -kInfinity;
   for (long bits = 0; bits < (1L << tight.size()); ++bits) {
     for (std::size_t t = 0; t < tight.size(); ++t) pattern.active[tight[t].first][tight[t].second] = (bits >> t) & 1;
-    const LpSolution solution = lp.solve(pattern_lp(net, domain, objective, pattern, nullptr));
+    const LpSolution solution = lp->solve(pattern_lp(net, domain, objective, pattern, nullptr));
     if (solution.status == LpStatus::kOptimal) best = std::max(best, solution.objective);
   }
   return best;

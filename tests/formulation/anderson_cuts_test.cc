@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "reluopt/anderson_cuts.h"
@@ -12,7 +13,7 @@
 #include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
 #include "solver/cbc_mip.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -90,13 +91,13 @@ TEST_P(AndersonCuts, CutsAreViolatedWhereFoundAndKeepEveryFeasiblePoint) {
     const AndersonSeparator separator(f, net_);
     const std::vector<std::vector<double>> feasible = feasible_points(f, 200);
     std::vector<std::vector<double>> separation_points;
-    ClpLp lp;
+    const std::unique_ptr<LpSolver> lp = make_lp_solver();
     for (int direction = 0; direction < 6; ++direction) {
       LinearModel model = f.model;
       if (direction > 0)
         for (int col = 0; col < model.num_cols(); ++col) model.set_objective(col, 2.0 * unit(rng) - 1.0);
       for (int round = 0; round < 3; ++round) {
-        const LpSolution solution = lp.solve(model);
+        const LpSolution solution = lp->solve(model);
         ASSERT_EQ(solution.status, LpStatus::kOptimal);
         separation_points.push_back(solution.values);
         for (const LinearCut& cut : separator.separate(solution.values.data()))
@@ -134,8 +135,8 @@ TEST_P(AndersonCuts, CuttingPlanesTightenTheBigMRelaxation) {
   const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
   const AndersonSeparator separator(f, net_);
   LinearModel model = f.model;
-  ClpLp lp;
-  LpSolution solution = lp.solve(model);
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  LpSolution solution = lp->solve(model);
   ASSERT_EQ(solution.status, LpStatus::kOptimal);
   const double big_m = solution.objective;
   const std::vector<LinearCut> first = separator.separate(solution.values.data());
@@ -144,7 +145,7 @@ TEST_P(AndersonCuts, CuttingPlanesTightenTheBigMRelaxation) {
     const std::vector<LinearCut> cuts = separator.separate(solution.values.data());
     if (cuts.empty()) break;
     for (const LinearCut& cut : cuts) model.add_row(cut.index, cut.value, cut.lower, cut.upper);
-    solution = lp.solve(model);
+    solution = lp->solve(model);
     ASSERT_EQ(solution.status, LpStatus::kOptimal);
     EXPECT_GE(solution.objective, exact - relative_tolerance(exact));
   }
@@ -157,8 +158,8 @@ TEST_P(AndersonCuts, NothingToSeparateInTheConvexHull) {
   for (const NeuronBounds& bounds : bounds_) {
     const MipFormulation hull = partition_formulation(net_, domain_, objective_, bounds, net_.input_dim() + 20);
     const AndersonSeparator separator(hull, net_);
-    ClpLp lp;
-    const LpSolution solution = lp.solve(hull.model);
+    const std::unique_ptr<LpSolver> lp = make_lp_solver();
+    const LpSolution solution = lp->solve(hull.model);
     ASSERT_EQ(solution.status, LpStatus::kOptimal);
     EXPECT_TRUE(separator.separate(solution.values.data()).empty());
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "bounds/symbolic_bounds.h"
@@ -11,7 +12,7 @@
 #include "reluopt/error.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/problem.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -182,7 +183,7 @@ TEST(LpBounds, LpMethodMatchesBigMRelaxation) {
     const Network network = testing::random_network(7, {9, 9, 9}, 1, 31);
     const Domain domain = polytope ? testing::random_polytope(7, 5, 32) : Domain::unit_box(7);
     const NeuronBounds b = bounds_of(network, domain, BoundMethod::kLp);
-    ClpLp lp;
+    const std::unique_ptr<LpSolver> lp = make_lp_solver();
     for (int k = 0; k < network.num_hidden_layers(); ++k) {
       const Network cut(std::vector<DenseLayer>(network.layers().begin(), network.layers().begin() + k + 1));
       NeuronBounds earlier;
@@ -192,8 +193,8 @@ TEST(LpBounds, LpMethodMatchesBigMRelaxation) {
         Objective max_h = Objective::output(cut.output_dim(), j);
         Objective min_h = max_h;
         min_h.sense = Sense::kMinimize;
-        const LpSolution upper = lp.solve(big_m_formulation(cut, domain, max_h, earlier).model);
-        const LpSolution lower = lp.solve(big_m_formulation(cut, domain, min_h, earlier).model);
+        const LpSolution upper = lp->solve(big_m_formulation(cut, domain, max_h, earlier).model);
+        const LpSolution lower = lp->solve(big_m_formulation(cut, domain, min_h, earlier).model);
         ASSERT_EQ(upper.status, LpStatus::kOptimal);
         ASSERT_EQ(lower.status, LpStatus::kOptimal);
         EXPECT_NEAR(b.upper[k][j], upper.objective, 1e-6 * (1.0 + std::abs(upper.objective)))
@@ -271,14 +272,14 @@ TEST(LpBounds, MethodNames) {
   EXPECT_THROW(parse_bound_method("milp"), Error);
 }
 
-// ClpLp::maximize on a kept model agrees with a fresh solve() of the same LP, and its dual bound is a valid
+// LpSolver::maximize on a kept model agrees with a fresh solve() of the same LP, and its dual bound is a valid
 // upper bound within round-off of the optimum.
 TEST(LpBounds, ClpKeptModelMatchesFreshSolves) {
   const Network network = testing::random_network(12, {20, 20}, 1, 21);
   const Domain domain = testing::random_polytope(12, 6, 22);
   const MipFormulation f = big_m_formulation(network, domain, Objective::output(1), interval_bounds(network, domain));
-  ClpLp kept, fresh;
-  kept.load(f.model);
+  const std::unique_ptr<LpSolver> kept = make_lp_solver(), fresh = make_lp_solver();
+  kept->load(f.model);
   std::mt19937_64 rng(3);
   std::normal_distribution<double> gauss(0.0, 1.0);
   for (int trial = 0; trial < 30; ++trial) {
@@ -286,10 +287,10 @@ TEST(LpBounds, ClpKeptModelMatchesFreshSolves) {
     std::vector<double> objective(model.num_cols());
     for (int c = 0; c < model.num_cols(); ++c) model.set_objective(c, objective[c] = gauss(rng));
     model.set_objective_constant(0.25);
-    const LpSolution reference = fresh.solve(model);
+    const LpSolution reference = fresh->solve(model);
     ASSERT_EQ(reference.status, LpStatus::kOptimal);
     for (LpStart start : {LpStart::kWarmPrimal, LpStart::kSlackDual}) {
-      const LpBound result = kept.maximize(objective, 0.25, start);
+      const LpBound result = kept->maximize(objective, 0.25, start);
       ASSERT_EQ(result.status, LpStatus::kOptimal);
       EXPECT_NEAR(result.objective, reference.objective, 1e-6 * (1.0 + std::abs(reference.objective)));
       EXPECT_GE(result.bound, reference.objective - 1e-7);

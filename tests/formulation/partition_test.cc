@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "reluopt/bounds.h"
 #include "reluopt/domain_sampler.h"
 #include "reluopt/error.h"
 #include "reluopt/mip_formulation.h"
 #include "solver/cbc_mip.h"
-#include "solver/clp_lp.h"
+#include "solver/lp_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -19,8 +20,8 @@ namespace {
 double relative_tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
 
 double lp_relaxation(const LinearModel& model) {
-  ClpLp lp;
-  const LpSolution solution = lp.solve(model);
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  const LpSolution solution = lp->solve(model);
   EXPECT_EQ(solution.status, LpStatus::kOptimal);
   return solution.objective;
 }

@@ -2,12 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 
 #include "reluopt/neighbourhood_mip.h"
 #include "reluopt/problem.h"
-#include "solver/clp_lp.h"
 #include "solver/dense_first_lp.h"
+#include "solver/lp_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -17,17 +18,17 @@ TEST(PatternLp, TinyNetworkRegionOptimum) {
   const Network net = testing::tiny_network();
   const Domain box = Domain::unit_box(2);
   const Objective objective = Objective::output(1);
-  ClpLp lp;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
   // The region a > 0, b <= 0 contains (0.6, 0.1); its LP maximum is 2a + 0.5 = 2.5 at (1, 0).
   const ActivationPattern pattern = net.activation_pattern(Eigen::Vector2d(0.6, 0.1));
-  const LpSolution solution = lp.solve(pattern_lp(net, box, objective, pattern, nullptr));
+  const LpSolution solution = lp->solve(pattern_lp(net, box, objective, pattern, nullptr));
   ASSERT_EQ(solution.status, LpStatus::kOptimal);
   EXPECT_NEAR(solution.objective, 2.5, 1e-9);
   EXPECT_NEAR(solution.values[0], 1.0, 1e-9);
   EXPECT_NEAR(solution.values[1], 0.0, 1e-9);
   // The region a <= 0, b > 0 (contains (0.6, 0.9)): y = -(x1 + x2 - 1) + 0.5, best 0.5 on its boundary.
   const ActivationPattern other = net.activation_pattern(Eigen::Vector2d(0.6, 0.9));
-  const LpSolution second = lp.solve(pattern_lp(net, box, objective, other, nullptr));
+  const LpSolution second = lp->solve(pattern_lp(net, box, objective, other, nullptr));
   ASSERT_EQ(second.status, LpStatus::kOptimal);
   EXPECT_NEAR(second.objective, 0.5, 1e-9);
 }
@@ -36,10 +37,10 @@ TEST(PatternLp, MinimizationNegatesTheObjective) {
   const Network net = testing::tiny_network();
   Objective minimize = Objective::output(1);
   minimize.sense = Sense::kMinimize;
-  ClpLp lp;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
   // Region a <= 0, b > 0: min y = -(x1 + x2 - 1) + 0.5 with x1 <= x2 is -0.5 at (1, 1).
   const ActivationPattern pattern = net.activation_pattern(Eigen::Vector2d(0.6, 0.9));
-  const LpSolution solution = lp.solve(pattern_lp(net, Domain::unit_box(2), minimize, pattern, nullptr));
+  const LpSolution solution = lp->solve(pattern_lp(net, Domain::unit_box(2), minimize, pattern, nullptr));
   ASSERT_EQ(solution.status, LpStatus::kOptimal);
   EXPECT_NEAR(solution.objective, 0.5, 1e-9);  // maximized sense: -(-0.5)
 }
@@ -68,14 +69,14 @@ TEST(PatternLp, OptimumIsAtLeastTheSampleAndMatchesItsForwardValue) {
   const Network net = testing::random_network(5, {8, 8}, 1, 23);
   const Domain domain = testing::random_polytope(5, 4, 2);
   const Problem problem = make_problem(net, domain, Objective::output(1));
-  ClpLp lp;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
   std::mt19937_64 rng(8);
   for (int trial = 0; trial < 30; ++trial) {
     const EvaluatedPoint sample = evaluate_point(problem, Eigen::VectorXd::NullaryExpr(5, [&] {
       return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
     }));
     const ActivationPattern pattern = net.activation_pattern(sample.x);
-    const LpSolution solution = lp.solve(pattern_lp(net, domain, problem.objective, pattern, &problem.interval));
+    const LpSolution solution = lp->solve(pattern_lp(net, domain, problem.objective, pattern, &problem.interval));
     ASSERT_EQ(solution.status, LpStatus::kOptimal);
     EXPECT_GE(solution.objective, sample.value - 1e-9);
     const EvaluatedPoint optimum =
@@ -122,7 +123,7 @@ TEST(PatternLp, FreeConcaveNeuronsGiveTheBestRegionOverTheirStates) {
     for (int j = 0; j < 6; ++j)
       if (problem.concave[1][j]) concave.push_back(j);
     ASSERT_FALSE(concave.empty());
-    ClpLp clp;
+    const std::unique_ptr<LpSolver> clp = make_lp_solver();
     DenseFirstLp dense;
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -133,13 +134,13 @@ TEST(PatternLp, FreeConcaveNeuronsGiveTheBestRegionOverTheirStates) {
       const LinearModel relaxed =
           pattern_lp(net, domain, problem.objective, pattern, &problem.interval, &problem.concave);
       EXPECT_EQ(relaxed.num_cols(), 3 + static_cast<int>(concave.size()));
-      const LpSolution solution = clp.solve(relaxed);
+      const LpSolution solution = clp->solve(relaxed);
       ASSERT_EQ(solution.status, LpStatus::kOptimal);
       double best = -kInfinity;
       for (long bits = 0; bits < (1L << concave.size()); ++bits) {
         ActivationPattern other = pattern;
         for (std::size_t t = 0; t < concave.size(); ++t) other.active[1][concave[t]] = (bits >> t) & 1L;
-        const LpSolution fixed = clp.solve(pattern_lp(net, domain, problem.objective, other, &problem.interval));
+        const LpSolution fixed = clp->solve(pattern_lp(net, domain, problem.objective, other, &problem.interval));
         if (fixed.status == LpStatus::kOptimal) best = std::max(best, fixed.objective);
         else EXPECT_EQ(fixed.status, LpStatus::kInfeasible);
       }
@@ -182,7 +183,7 @@ TEST(PatternLp, NeighbourhoodMipCarriesConcaveNeuronsWithoutBinaries) {
   const Problem problem = make_problem(net, Domain::unit_box(3), objective);
   const int concave = count_neurons(problem.concave);
   ASSERT_GT(concave, 0);
-  ClpLp lp;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
   std::mt19937_64 rng(9);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int positive_concave = 0;  // concave neurons seen active at a sample: their y must be h in the start
@@ -210,9 +211,9 @@ TEST(PatternLp, NeighbourhoodMipCarriesConcaveNeuronsWithoutBinaries) {
     const NeighbourhoodMip lp_only = neighbourhood_mip(net, problem.domain, problem.objective, pattern, no_binary,
                                                        problem.interval, &problem.concave);
     EXPECT_TRUE(lp_only.free.empty());
-    const LpSolution by_mip_model = lp.solve(lp_only.model);
+    const LpSolution by_mip_model = lp->solve(lp_only.model);
     const LpSolution by_pattern_lp =
-        lp.solve(pattern_lp(net, problem.domain, problem.objective, pattern, &problem.interval, &problem.concave));
+        lp->solve(pattern_lp(net, problem.domain, problem.objective, pattern, &problem.interval, &problem.concave));
     ASSERT_EQ(by_mip_model.status, LpStatus::kOptimal);
     ASSERT_EQ(by_pattern_lp.status, LpStatus::kOptimal);
     EXPECT_NEAR(by_mip_model.objective, by_pattern_lp.objective,

@@ -1,0 +1,84 @@
+#include "solver/lp_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+namespace reluopt {
+namespace {
+
+// max 2x + y + 0.5  s.t.  x + y <= 3,  x - y <= 1,  0 <= x, y <= 2.5.
+// The two rows meet at (2, 1), value 5.5; the other vertices, (0, 0), (1, 0), (0.5, 2.5) and (0, 2.5), give at
+// most 4. The duals 1.5 and 0.5 (2 = y1 + y2, 1 = y1 - y2) prove it: 1.5 * 3 + 0.5 * 1 + 0.5 = 5.5.
+LinearModel tiny_lp() {
+  LinearModel model;
+  model.add_column(0.0, 2.5, 2.0);
+  model.add_column(0.0, 2.5, 1.0);
+  model.set_objective_constant(0.5);
+  model.add_row({0, 1}, {1.0, 1.0}, -kInfinity, 3.0);
+  model.add_row({0, 1}, {1.0, -1.0}, -kInfinity, 1.0);
+  return model;
+}
+
+TEST(LpSolver, SolvesATinyLpToItsOptimumWithASafeBound) {
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  const LpSolution solution = lp->solve(tiny_lp());
+  ASSERT_EQ(solution.status, LpStatus::kOptimal);
+  EXPECT_NEAR(solution.objective, 5.5, 1e-9);
+  ASSERT_EQ(solution.values.size(), 2u);
+  EXPECT_NEAR(solution.values[0], 2.0, 1e-9);
+  EXPECT_NEAR(solution.values[1], 1.0, 1e-9);
+  EXPECT_GE(solution.bound, 5.5);
+  EXPECT_LE(solution.bound, 5.5 + 1e-9);
+}
+
+TEST(LpSolver, ReportsAnInfeasibleLp) {
+  LinearModel model = tiny_lp();
+  model.add_row({0, 1}, {1.0, 1.0}, 5.5, kInfinity);  // x + y >= 5.5 against x + y <= 3
+  EXPECT_EQ(make_lp_solver()->solve(model).status, LpStatus::kInfeasible);
+}
+
+TEST(LpSolver, KeptModelMaximizesEachObjectiveFromEitherStart) {
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  lp->load(tiny_lp());
+  for (LpStart start : {LpStart::kSlackDual, LpStart::kWarmPrimal}) {
+    const LpBound first = lp->maximize({2.0, 1.0}, 0.5, start);
+    ASSERT_EQ(first.status, LpStatus::kOptimal);
+    EXPECT_NEAR(first.objective, 5.5, 1e-9);
+    EXPECT_GE(first.bound, 5.5);
+    EXPECT_LE(first.bound, 5.5 + 1e-9);
+    // min y (max -y) is 0, at (0, 0) or (1, 0).
+    const LpBound second = lp->maximize({0.0, -1.0}, 0.0, start);
+    ASSERT_EQ(second.status, LpStatus::kOptimal);
+    EXPECT_NEAR(second.objective, 0.0, 1e-9);
+    EXPECT_GE(second.bound, 0.0);
+    EXPECT_LE(second.bound, 1e-9);
+  }
+}
+
+TEST(WarmLpSolver, ResolvesAfterBoundChangesAndFromASavedBasis) {
+  const std::unique_ptr<WarmLpSolver> lp = make_warm_lp_solver(tiny_lp());
+  LpSolution solution = lp->solve();
+  ASSERT_EQ(solution.status, LpStatus::kOptimal);
+  EXPECT_NEAR(solution.objective, 5.5, 1e-9);
+  lp->save_basis();
+  // x <= 1: the optimum moves to (1, 2) on x + y <= 3, value 2 + 2 + 0.5.
+  lp->set_col_bounds(0, 0.0, 1.0);
+  solution = lp->solve();
+  ASSERT_EQ(solution.status, LpStatus::kOptimal);
+  EXPECT_NEAR(solution.objective, 4.5, 1e-9);
+  EXPECT_NEAR(solution.values[0], 1.0, 1e-9);
+  EXPECT_NEAR(solution.values[1], 2.0, 1e-9);
+  // x >= 2.5 and x - y <= 1 need y >= 1.5, which x + y <= 3 forbids.
+  lp->set_col_bounds(0, 2.5, 2.5);
+  EXPECT_EQ(lp->solve().status, LpStatus::kInfeasible);
+  lp->set_col_bounds(0, 0.0, 2.5);
+  lp->restore_basis();
+  solution = lp->solve();
+  ASSERT_EQ(solution.status, LpStatus::kOptimal);
+  EXPECT_NEAR(solution.objective, 5.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace reluopt
