@@ -154,7 +154,8 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
 
 RelaxationReport relax(const Network& network, const Domain& domain, const Objective& objective,
                        const SolveOptions& options, const RunControl& control) {
-  if (options.method == Method::kSampling) throw Error("relax needs a MIP method (mip, mip-cuts, partition)");
+  if (options.method != Method::kMip && options.method != Method::kMipCuts && options.method != Method::kPartition)
+    throw Error("relax needs a MIP method (mip, mip-cuts, partition), not " + method_name(options.method));
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
   RelaxationReport report;

@@ -6,6 +6,7 @@
 
 #include "bounds/symbolic_bounds.h"
 #include "reluopt/domain_sampler.h"
+#include "reluopt/error.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -153,6 +154,16 @@ TEST(SymbolicRelax, RelaxBoundIsValid) {
   EXPECT_GE(problem.objective.sign() * report.bound,
             testing::brute_force_max(problem.network, problem.domain, problem.objective) - 1e-9);
   EXPECT_EQ(report.bound_method, "symbolic");
+}
+
+// relax() is the root relaxation of a MIP formulation: the library refuses the other methods, as the CLI does.
+TEST(SymbolicRelax, RelaxRefusesMethodsWithoutAFormulation) {
+  const testing::SmallProblem problem = testing::make_small_problem(SmallCase{3, {6}, 1, false, false, 2});
+  for (Method method : {Method::kSampling, Method::kEnhanced, Method::kBab}) {
+    SolveOptions options;
+    options.method = method;
+    EXPECT_THROW(relax(problem.network, problem.domain, problem.objective, options), Error) << method_name(method);
+  }
 }
 
 }  // namespace
