@@ -48,9 +48,13 @@ double prune_tolerance(double incumbent) { return std::max(1e-7 * std::abs(incum
 // Forward passes at this many points of P seed the incumbent: a point before the first node costs microseconds.
 constexpr int kSeedPoints = 16;
 
-// Input coordinates tried by strong branching: 3 of 5 left the smallest gaps on eight 5 -> 6x50 -> 5 boxes
-// at 20 s (geometric mean; 2 and 5 both worse), bench/results/acceptance_bounds.md.
+// Strong branching on inputs tries the relatively widest coordinate and the kStrongInputCandidates that move the
+// bound most, and takes the widest unless another takes more than kMinInputProgress of the node's gap off its
+// bound. On the hardest boxes of the 5 -> 6x50 -> 5 network (three inputs over their whole range, 30 s): 3
+// candidates beat 2 and 5; with a minimum progress of 0.2 boxes 02, 07 and 12 end optimal (gaps 1e-11), with 0.05
+// at gaps 1.9e-6, 1.1e-4, 9.4e-4, with 0.5 at 0.11, 0.93, 0.19 (closing note of issue 11).
 constexpr int kStrongInputCandidates = 3;
+constexpr double kMinInputProgress = 0.2;
 
 struct Node {
   double bound = kInfinity;  // the parent's bound: valid for this node
@@ -120,13 +124,16 @@ class Frontier {
   double pruned_ = -kInfinity;
 };
 
-// True when the LP `model` is proven empty: the elastic LP max -sum(p + n), with each row r relaxed to
-// lo_r <= a_r^T v + p_r - n_r <= up_r, has a safe dual bound below zero, while any feasible v would give 0.
-bool proven_infeasible(const LinearModel& model, LpSolver& lp, double seconds) {
+// `model` with every row r relaxed to lo_r <= a_r^T v + p_r - n_r <= up_r, p_r and n_r in [0, reach], each with
+// the objective coefficient -penalty; the model's own objective is kept when `keep_objective`. Every point of
+// `model` is a point of it (p = n = 0) with the same objective value.
+LinearModel elastic_model(const LinearModel& model, double reach, double penalty, bool keep_objective) {
   LinearModel elastic;
-  for (int c = 0; c < model.num_cols(); ++c) elastic.add_column(model.col_lower()[c], model.col_upper()[c]);
+  for (int c = 0; c < model.num_cols(); ++c)
+    elastic.add_column(model.col_lower()[c], model.col_upper()[c], keep_objective ? model.objective()[c] : 0.0);
+  if (keep_objective) elastic.set_objective_constant(model.objective_constant());
   for (int r = 0; r < model.num_rows(); ++r) {
-    const int p = elastic.add_column(0.0, 1e9, -1.0), n = elastic.add_column(0.0, 1e9, -1.0);
+    const int p = elastic.add_column(0.0, reach, -penalty), n = elastic.add_column(0.0, reach, -penalty);
     std::vector<int> index(model.row_index().begin() + model.row_start()[r],
                            model.row_index().begin() + model.row_start()[r + 1]);
     std::vector<double> value(model.row_value().begin() + model.row_start()[r],
@@ -135,8 +142,20 @@ bool proven_infeasible(const LinearModel& model, LpSolver& lp, double seconds) {
     value.insert(value.end(), {1.0, -1.0});
     elastic.add_row(index, value, model.row_lower()[r], model.row_upper()[r]);
   }
-  const LpSolution s = lp.solve(elastic, seconds);
-  return s.status == LpStatus::kOptimal && s.bound < 0.0;
+  return elastic;
+}
+
+// A bound for an LP the solver called infeasible: the safe bound of the model with every row loosened by up to 1
+// at a penalty of kElasticPenalty per unit (times the objective's scale). That is a relaxation of the model, so
+// its bound holds for the model's points, and the penalty pushes it down by about kElasticPenalty times the
+// model's infeasibility: a node whose set is a sliver (its rows barely compatible) gets a bound near its LP
+// value, an empty one a bound far below (the LP solution of "max -sum(p + n)" proves emptiness the same way).
+constexpr double kElasticPenalty = 1e4;
+double infeasible_lp_bound(const LinearModel& model, LpSolver& lp, double seconds) {
+  double scale = 1.0;
+  for (double c : model.objective()) scale = std::max(scale, std::abs(c));
+  const LpSolution relaxed = lp.solve(elastic_model(model, 1.0, kElasticPenalty * scale, true), seconds);
+  return relaxed.status == LpStatus::kOptimal ? relaxed.bound : kInfinity;
 }
 
 class Search {
@@ -191,9 +210,7 @@ class Search {
     const bool input_split = static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     if (!input_split) {
-      const std::optional<double> lp_bound = node_lp(node, prop.bounds, lp);
-      if (!lp_bound) return;  // proven empty
-      bound = std::min(bound, *lp_bound);
+      bound = std::min(bound, node_lp(node, prop.bounds, lp));
       if (close_or_keep(bound)) return;
     }
     node.bound = bound;
@@ -209,8 +226,8 @@ class Search {
     return true;
   }
 
-  // The node's LP relaxation: its safe bound, +infinity when the LP gives none, nothing when proven empty.
-  std::optional<double> node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
+  // The node's LP relaxation: its safe bound, +infinity when the LP gives none.
+  double node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
     Domain box = problem_.domain;
     box.lower = node.lo;
     box.upper = node.hi;
@@ -219,8 +236,7 @@ class Search {
     ++lps_;
     const LpSolution s = lp.solve(f.model, std::max(deadline_.remaining(), 0.0));
     if (s.status == LpStatus::kInfeasible)
-      return proven_infeasible(f.model, lp, std::max(deadline_.remaining(), 0.0)) ? std::nullopt
-                                                                                    : std::optional<double>(kInfinity);
+      return infeasible_lp_bound(f.model, lp, std::max(deadline_.remaining(), 0.0));
     if (s.status != LpStatus::kOptimal) return kInfinity;
     Eigen::VectorXd x(static_cast<Eigen::Index>(f.input.size()));
     for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
@@ -257,24 +273,42 @@ class Search {
   }
 
   // Halves the box on one coordinate.
-  // Halves the box on the coordinate whose halves have the lowest bounds (the larger of the two, then their sum),
-  // among the kStrongInputCandidates coordinates whose range moves the propagated bound most (|lambda_i| times
-  // the width): strong branching, at two propagations per candidate. The children keep those bounds, and this
+  // The coordinates strong branching tries: the widest one relative to P's box first (which wins ties, so that
+  // a box whose splits all leave the bound as it is still shrinks where it is widest), then the
+  // kStrongInputCandidates whose range moves the propagated bound most (|lambda_i| times the width).
+  std::vector<Eigen::Index> input_candidates(const Node& node, const Propagation& prop) const {
+    const Eigen::Index d = node.lo.size();
+    std::vector<Eigen::Index> splittable;
+    for (Eigen::Index i = 0; i < d; ++i) {
+      const double mid = 0.5 * (node.lo[i] + node.hi[i]);
+      if (mid > node.lo[i] && mid < node.hi[i]) splittable.push_back(i);
+    }
+    if (splittable.empty()) return splittable;
+    const Eigen::VectorXd relative =
+        (node.hi - node.lo).cwiseQuotient((problem_.domain.upper - problem_.domain.lower).cwiseMax(1e-300));
+    const Eigen::VectorXd smear = prop.objective.lambda.cwiseAbs().cwiseProduct(node.hi - node.lo);
+    const Eigen::Index widest =
+        *std::max_element(splittable.begin(), splittable.end(),
+                          [&](Eigen::Index a, Eigen::Index b) { return relative[a] < relative[b]; });
+    std::stable_sort(splittable.begin(), splittable.end(),
+                     [&](Eigen::Index a, Eigen::Index b) { return smear[a] > smear[b]; });
+    std::vector<Eigen::Index> candidates{widest};
+    for (Eigen::Index i : splittable)
+      if (i != widest && static_cast<int>(candidates.size()) <= kStrongInputCandidates) candidates.push_back(i);
+    return candidates;
+  }
+
+  // Halves the box on the candidate coordinate whose halves have the lowest bounds (the larger of the two, then
+  // their sum): strong branching, at two propagations per candidate. The children keep those bounds, and this
   // node's neuron bounds as their prior.
   void split_input(Node node, const Propagation& prop) {
     const auto prior = std::make_shared<const NeuronBounds>(prop.bounds);
     Eigen::Index best_i = -1;
     double best_max = kInfinity, best_sum = kInfinity;
-    std::array<double, 2> best_bounds{};
-    const Eigen::VectorXd smear = prop.objective.lambda.cwiseAbs().cwiseProduct(node.hi - node.lo);
-    std::vector<Eigen::Index> order(static_cast<std::size_t>(node.lo.size()));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return smear[a] > smear[b]; });
-    int tried = 0;
-    for (Eigen::Index i : order) {
+    std::array<double, 2> best_bounds{}, widest_bounds{};
+    const std::vector<Eigen::Index> candidates = input_candidates(node, prop);
+    for (Eigen::Index i : candidates) {
       const double mid = 0.5 * (node.lo[i] + node.hi[i]);
-      if (!(mid > node.lo[i] && mid < node.hi[i])) continue;
-      if (tried++ >= kStrongInputCandidates) break;
       std::array<double, 2> bounds{};
       for (int side = 0; side < 2; ++side) {
         Eigen::VectorXd lo = node.lo, hi = node.hi;
@@ -290,6 +324,15 @@ class Search {
         best_sum = sum;
         best_bounds = bounds;
       }
+      if (i == candidates.front()) widest_bounds = bounds;
+    }
+    // A split that takes less than kMinInputProgress of the node's gap to the incumbent off its bound is no better
+    // than the widest coordinate's: halving the widest keeps every coordinate shrinking (otherwise the search can
+    // halve one coordinate down to round-off, gaining a little each time).
+    const double gap = node.bound - incumbent_value();
+    if (best_i >= 0 && std::isfinite(gap) && node.bound - best_max < kMinInputProgress * gap) {
+      best_i = candidates.front();
+      best_bounds = widest_bounds;
     }
     if (best_i < 0) {
       frontier_.pruned(node.bound);  // nothing left to split: the bound stays in the global bound, honestly
