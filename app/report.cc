@@ -61,6 +61,8 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     if (result.partitions > 0) out << ", " << result.partitions << " partitions";
     out << ", " << result.nodes << " nodes" << (result.warm_started ? ", warm-started" : "") << "\n";
   }
+  if (result.prover == "bab")
+    out << "  prover      bab: " << result.nodes << " nodes (bound propagation, node LPs)\n";
   if (result.samples > 0 || result.method == "sampling" || result.method == "enhanced") {
     out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
         << " duplicate patterns skipped";
@@ -92,7 +94,7 @@ std::string progress_line(const Progress& progress) {
                 progress.samples, progress.lps,
                 progress.incumbent ? format_number(*progress.incumbent).c_str() : "-",
                 progress.bound ? format_number(*progress.bound).c_str() : "-");
-  return line;
+  return progress.nodes > 0 ? std::string(line) + "  nodes " + std::to_string(progress.nodes) : std::string(line);
 }
 
 }  // namespace reluopt::cli

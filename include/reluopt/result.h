@@ -61,7 +61,8 @@ struct SolveResult {
   Eigen::VectorXd outputs;           // network outputs at x
   std::optional<double> bound;       // a valid bound in the user's sense, when a method proves one
   std::optional<double> gap;         // |bound - objective| / max(|objective|, 1e-9), when both exist
-  long nodes = 0;                    // branch-and-bound nodes (MIP methods)
+  long nodes = 0;                    // branch-and-bound nodes (MIP methods, bab)
+  std::string prover;                // what proved the bound: "bab" or "mip" (bab, and a timed enhanced run)
   long local_searches = 0;           // enhanced sampling: local searches started
   long mips = 0;                     // enhanced sampling: local MIPs solved
   // MIP methods: how the model was built.

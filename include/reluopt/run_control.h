@@ -39,6 +39,7 @@ struct Progress {
   double seconds = 0.0;
   long samples = 0;
   long lps = 0;
+  long nodes = 0;  // branch-and-bound nodes (bab)
   std::optional<double> incumbent;
   std::optional<double> bound;
 };

@@ -443,7 +443,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
       Progress progress;
       progress.seconds = deadline.elapsed();
       progress.lps = search.lps();
-      progress.samples = nodes.load();
+      progress.nodes = nodes.load();
       if (const std::optional<double> best = incumbent.best_value()) progress.incumbent = sign * *best;
       if (std::isfinite(bound)) progress.bound = sign * bound;
       control.on_progress(progress);
@@ -457,7 +457,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   result.threads = threads;
   result.nodes = nodes.load();
   result.lps = search.lps();
-  result.bound_method = "symbolic";
+  result.prover = "bab";
   incumbent.fill(problem, result);
   const bool complete = frontier.finished() && !search.stuck();
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted

@@ -284,6 +284,7 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
   result.bound = proof.bound;
   result.nodes = proof.nodes;
+  result.prover = options.enhanced.prover == Prover::kBab ? "bab" : "mip";
   result.warm_started = true;
   result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
                       : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted

@@ -147,6 +147,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["bound_trajectory"] = std::move(bound_trajectory);
   if (result.stop_rule) out["stop_rule"] = stop_rule_json(*result.stop_rule);
   for (const auto& [key, text] : info.sections) out[key] = json::parse(text);
+  out["prover"] = result.prover.empty() ? json(nullptr) : json(result.prover);
   if (!result.bound_method.empty()) {
     out["formulation"] = {{"bounds", result.bound_method},
                           {"binaries", result.binaries},
