@@ -425,11 +425,17 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   SolveResult result;
   const double sign = problem.objective.sign();
   double last_bound = kInfinity;
-  auto record_bound = [&] {
+  // The bound trajectory keeps at most ten improvements a second, each of more than 1e-6 relative (the bound
+  // moves at every node), and the final bound always.
+  double last_time = -kInfinity;
+  auto record_bound = [&](bool last) {
     const double bound = std::max(frontier.bound(), incumbent.best_value().value_or(-kInfinity));
-    if (bound < last_bound) {
+    const double now = deadline.elapsed();
+    const bool worth = bound < last_bound - 1e-6 * std::max(1.0, std::abs(bound)) && now >= last_time + 0.1;
+    if (last ? bound < last_bound : worth) {
       last_bound = bound;
-      result.bound_trajectory.emplace_back(deadline.elapsed(), sign * bound);
+      last_time = now;
+      result.bound_trajectory.emplace_back(now, sign * bound);
     }
     return bound;
   };
@@ -437,7 +443,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   while (!frontier.finished() && !deadline.expired() &&
          !(options.bab.node_limit > 0 && nodes.load() >= options.bab.node_limit)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const double bound = record_bound();
+    const double bound = record_bound(false);
     if (control.on_progress && std::chrono::steady_clock::now() >= next_progress) {
       next_progress += std::chrono::milliseconds(static_cast<long>(1000 * control.progress_interval));
       Progress progress;
@@ -450,7 +456,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
     }
   }
   for (std::thread& worker : workers) worker.join();
-  const double bound = record_bound();
+  const double bound = record_bound(true);
 
   result.method = method_name(Method::kBab);
   result.seed = options.seed;
