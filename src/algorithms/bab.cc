@@ -198,9 +198,7 @@ class Search {
                                        node.splits, node.prior.get());
     if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
     double bound = std::min(node.bound, prop.objective.upper);
-    const Eigen::VectorXd& lambda = prop.objective.lambda;
-    offer(lambda.binaryExpr(node.hi, [](double l, double h) { return l >= 0.0 ? h : 0.0; }) +
-          lambda.binaryExpr(node.lo, [](double l, double lo) { return l < 0.0 ? lo : 0.0; }));
+    offer(best_vertex(prop.objective.lambda, node.lo, node.hi));
     if (close_or_keep(bound)) return;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, prop.bounds);
     const std::vector<std::pair<int, int>> free = branchable(node, prop.bounds, concave);

@@ -190,12 +190,6 @@ void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::Vec
   }
 }
 
-// The box vertex where lambda^T x is largest.
-Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
-  return lambda.binaryExpr(hi, [](double l, double h) { return l >= 0.0 ? h : 0.0; }) +
-         lambda.binaryExpr(lo, [](double l, double v) { return l < 0.0 ? v : 0.0; });
-}
-
 // The objective's bound with the lower slopes improved (alpha-CROWN's idea, Xu et al., ICLR 2021, by coordinate
 // steps instead of gradients). With the maximizing vertex x* fixed, the bound is the value at x* of the network
 // whose ReLUs are replaced by the lines used, and it depends on a lower slope alpha_i (a neuron whose coefficient
@@ -290,6 +284,11 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
   if (output_weights.size() == 0) return result;
   optimize_objective(network, lo, hi, output_weights, constant, back, result.objective);
   return result;
+}
+
+Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+  return lambda.binaryExpr(hi, [](double l, double h) { return l >= 0.0 ? h : 0.0; }) +
+         lambda.binaryExpr(lo, [](double l, double v) { return l < 0.0 ? v : 0.0; });
 }
 
 NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {

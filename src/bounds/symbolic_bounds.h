@@ -41,6 +41,9 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
                       const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
                       const NeuronBounds* prior);
 
+// The vertex of the box [lo, hi] where lambda^T x is largest (x_i = hi_i where lambda_i >= 0, else lo_i).
+Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
+
 // The bounds alone (no objective), over the domain's box, never looser than interval arithmetic.
 NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
 
