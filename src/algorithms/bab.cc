@@ -5,10 +5,9 @@
 //     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
 //                    max { c^T y : triangle relaxation on B, splits, A x <= b } )   node LP, safe from its duals
 // and every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are pruned (their
-// bound is kept in `pruned_bound`), the rest are split in two:
-//   - on an input coordinate (the midpoint of the one with the largest |lambda_i| (hi_i - lo_i), lambda the
-//     objective's propagated linear function) while d is small and many neurons are unstable: the children's
-//     boxes shrink and every neuron's bounds with them;
+// bound is kept in the frontier's global bound), the rest are split in two:
+//   - on an input coordinate, chosen by strong branching (split_input), while d is small and many neurons are
+//     unstable: the children's boxes shrink and every neuron's bounds with them;
 //   - else on the unstable ReLU whose upper line adds the most to the propagated bound (max(Lambda_j, 0) t_j).
 // Once every unstable neuron that is not concave is split, the node LP is the fixed-pattern LP of §2 (the
 // concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
@@ -17,7 +16,6 @@
 
 #include <algorithm>
 #include <array>
-#include <numeric>
 #include <memory>
 #include <chrono>
 #include <cmath>
@@ -31,7 +29,6 @@
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
 #include "bounds/symbolic_bounds.h"
-#include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/pattern_lp.h"
 #include "reluopt/solve.h"
@@ -45,7 +42,7 @@ namespace {
 // result.h's terms (1e-6, 1e-9).
 double prune_tolerance(double incumbent) { return std::max(1e-7 * std::abs(incumbent), 5e-10); }
 
-// Forward passes at this many points of P seed the incumbent: a point before the first node costs microseconds.
+// Forward passes at this many samples of P seed the incumbent: a point before the first node costs microseconds.
 constexpr int kSeedPoints = 16;
 
 // Strong branching on inputs tries the relatively widest coordinate and the kStrongInputCandidates that move the
@@ -60,7 +57,6 @@ struct Node {
   double bound = kInfinity;  // the parent's bound: valid for this node
   Eigen::VectorXd lo, hi;
   SplitState splits;
-  int depth = 0;
   std::shared_ptr<const NeuronBounds> prior;  // the parent's neuron bounds, valid on this node (may be null)
 };
 
@@ -110,10 +106,6 @@ class Frontier {
   bool finished() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return open_.empty() && running_.empty();
-  }
-  std::size_t open() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return open_.size();
   }
 
  private:
@@ -212,7 +204,6 @@ class Search {
       if (close_or_keep(bound)) return;
     }
     node.bound = bound;
-    ++node.depth;
     if (free.empty() || input_split) return split_input(std::move(node), prop);
     split_relu(std::move(node), prop, free);
   }
@@ -394,9 +385,7 @@ void seed_incumbent(const Problem& problem, const SolveOptions& options, const s
     incumbent.offer(*start);
     return;
   }
-  incumbent.offer(evaluate_point(problem, problem.interior_point));
-  DomainSampler sampler(problem.domain, problem.interior_point, options.seed);
-  for (int i = 0; i < kSeedPoints; ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
+  offer_forward_passes(problem, options, kSeedPoints, incumbent);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reluopt/domain_sampler.h"
+
 namespace reluopt {
 
 namespace {
@@ -44,6 +46,12 @@ void Incumbent::fill(const Problem& problem, SolveResult& result) const {
   result.outputs = best_->outputs;
   result.objective = problem.objective.value(best_->outputs);
   result.domain_violation = problem.domain.max_violation(best_->x);
+}
+
+void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent) {
+  incumbent.offer(evaluate_point(problem, problem.interior_point));
+  DomainSampler sampler(problem.domain, problem.interior_point, options.seed, options.sampling.hit_and_run_thinning);
+  for (int i = 0; i < samples; ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
 }
 
 }  // namespace reluopt

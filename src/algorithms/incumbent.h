@@ -3,6 +3,7 @@
 #include <mutex>
 #include <optional>
 
+#include "reluopt/options.h"
 #include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
@@ -29,5 +30,9 @@ class Incumbent {
   std::optional<EvaluatedPoint> best_;
   std::vector<std::pair<double, double>> trajectory_;  // maximized sense
 };
+
+// Offers the interior point and `samples` uniform samples of P (from options.seed and the sampling options'
+// thinning) to the incumbent: points for the price of forward passes.
+void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent);
 
 }  // namespace reluopt

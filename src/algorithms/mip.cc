@@ -7,7 +7,6 @@
 #include "algorithms/incumbent.h"
 #include "algorithms/sampling.h"
 #include "reluopt/anderson_cuts.h"
-#include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
@@ -43,12 +42,6 @@ NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, con
 // (10 + 32) * thinning steps that Algorithm 1 walks for 32 samples, without their LPs.
 constexpr int kForwardPassPoints = 32;
 
-// Offers the interior point and kForwardPassPoints uniform samples of P (from options.seed) to the incumbent.
-void offer_forward_passes(const Problem& problem, const SolveOptions& options, Incumbent& incumbent) {
-  incumbent.offer(evaluate_point(problem, problem.interior_point));
-  DomainSampler sampler(problem.domain, problem.interior_point, options.seed, options.sampling.hit_and_run_thinning);
-  for (int i = 0; i < kForwardPassPoints; ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
-}
 
 }  // namespace
 
@@ -80,7 +73,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   result.warm_started = incumbent.best().has_value();
   // Without a point CBC may end with none (deep networks); a few forward passes give it one, even when the
   // time is already up, so the MIP methods never end without a point.
-  if (!result.warm_started) offer_forward_passes(problem, options, incumbent);
+  if (!result.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent);
 
   // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
   // left: neurons the LPs do not reach keep their (valid) interval bounds.
