@@ -210,14 +210,15 @@ void tighten_layer(const Network& network, const Domain& domain, BoundMethod met
 NeuronBounds compute_bounds(const Network& network, const Domain& domain, const BoundOptions& options,
                             const Deadline& deadline) {
   if (options.method == BoundMethod::kInterval) return interval_bounds(network, domain);
-  const NeuronBounds symbolic = symbolic_bounds(network, domain.lower, domain.upper);
-  if (options.method == BoundMethod::kSymbolic) return symbolic;
+  if (options.method == BoundMethod::kSymbolic) return symbolic_bounds(network, domain.lower, domain.upper);
+  const bool progressive = options.method == BoundMethod::kProgressive;
+  const NeuronBounds symbolic = progressive ? symbolic_bounds(network, domain.lower, domain.upper) : NeuronBounds{};
   const int threads =
       options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   NeuronBounds bounds;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     interval_layer(network, domain, k, bounds);
-    if (options.method == BoundMethod::kProgressive) {
+    if (progressive) {
       // Fewer neurons left unstable for the LPs; both bounds are valid over P.
       bounds.lower[k] = bounds.lower[k].cwiseMax(symbolic.lower[k]);
       bounds.upper[k] = bounds.upper[k].cwiseMin(symbolic.upper[k]);
