@@ -189,6 +189,7 @@ class Cli(unittest.TestCase):
         # run on the proof, so the outcome does not depend on the machine's speed.
         result, _ = self.solve(self.model, "--samples", "200", "--time-limit", "300", "--seed", "3")
         self.assertEqual(result["method"], "enhanced")
+        self.assertEqual(result["prover"], "bab")
         self.assertIsNotNone(result["bound"])
         self.assertGreaterEqual(result["bound"], result["objective"] - 1e-6 * max(1.0, abs(result["objective"])))
         self.assertEqual(result["status"], "optimal")
@@ -474,6 +475,8 @@ class Cli(unittest.TestCase):
             self.assertEqual(mip["status"], "optimal", sense)
             self.assertEqual(bab["status"], "optimal", sense)
             self.assertEqual(bab["method"], "bab")
+            self.assertEqual(bab["prover"], "bab")
+            self.assertIsNone(mip["prover"])
             self.assert_honest(bab, self.layers, weights, 0.5, lower, upper)
             self.assertAlmostEqual(bab["objective"], mip["objective"], delta=1e-6 * max(1.0, abs(mip["objective"])))
             self.assertGreater(len(bab["bound_trajectory"]), 0)
