@@ -187,7 +187,7 @@ class Search {
 
   void process(Node node, LpSolver& lp) {
     const Propagation prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_,
-                                       node.splits, node.prior.get());
+                                       node.splits, node.prior.get(), &deadline_);
     if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
     double bound = std::min(node.bound, prop.objective.upper);
     offer(best_vertex(prop.objective.lambda, node.lo, node.hi));
@@ -303,7 +303,7 @@ class Search {
         Eigen::VectorXd lo = node.lo, hi = node.hi;
         (side == 0 ? hi : lo)[i] = mid;
         const Propagation child = propagate(problem_.network, lo, hi, output_weights_, constant_, node.splits,
-                                            prior.get());
+                                            prior.get(), &deadline_);
         bounds[side] = child.empty ? -kInfinity : std::min(node.bound, child.objective.upper);
       }
       const double high = std::max(bounds[0], bounds[1]), sum = bounds[0] + bounds[1];
@@ -400,7 +400,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   root.hi = problem.domain.upper;
   // The root's propagated bound before any worker starts: a run stopped at once still reports a bound.
   root.bound = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
-                         problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr)
+                         problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline)
                    .objective.upper;
   frontier.push(std::move(root));
   Search search(problem, options, deadline, incumbent, frontier);

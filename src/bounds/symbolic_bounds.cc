@@ -31,6 +31,10 @@ constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 // Rounds of lower-slope improvement for the objective's bound (optimize_objective).
 constexpr int kSlopeRounds = 4;
 
+// Neurons whose bounds are back-substituted together between two looks at the deadline: large enough for
+// efficient matrix products, small enough that a 2000-wide layer is checked every few hundred milliseconds.
+constexpr std::size_t kRowsPerCheck = 256;
+
 // gamma_n with room for the few extra operations around each product.
 double gamma(Eigen::Index n) {
   const double nu = static_cast<double>(n + 4) * kUnitRoundoff;
@@ -172,21 +176,26 @@ bool apply_splits(const std::vector<Split>* splits, Eigen::VectorXd& l, Eigen::V
 }
 
 // Tightens the unstable neurons of layer k by back-substitution (the others are exact in any relaxation).
-void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u) {
+// Blocks of kRowsPerCheck neurons, with a look at the deadline before each.
+void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u, const Deadline* deadline) {
   std::vector<Eigen::Index> unstable;
   for (Eigen::Index i = 0; i < l.size(); ++i)
     if (l[i] < 0.0 && u[i] > 0.0) unstable.push_back(i);
-  if (unstable.empty()) return;
-  const Eigen::Index r = static_cast<Eigen::Index>(unstable.size());
-  Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(2 * r, l.size());
-  for (Eigen::Index n = 0; n < r; ++n) {
-    lambda(n, unstable[n]) = 1.0;
-    lambda(r + n, unstable[n]) = -1.0;
-  }
-  const Eigen::VectorXd bound = back.upper(std::move(lambda), Eigen::VectorXd::Zero(2 * r), k, nullptr, nullptr);
-  for (Eigen::Index n = 0; n < r; ++n) {
-    u[unstable[n]] = std::min(u[unstable[n]], bound[n]);
-    l[unstable[n]] = std::max(l[unstable[n]], -bound[r + n]);
+  for (std::size_t first = 0; first < unstable.size(); first += kRowsPerCheck) {
+    if (deadline && deadline->expired()) return;
+    const std::size_t last = std::min(unstable.size(), first + kRowsPerCheck);
+    const Eigen::Index r = static_cast<Eigen::Index>(last - first);
+    Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(2 * r, l.size());
+    for (Eigen::Index n = 0; n < r; ++n) {
+      lambda(n, unstable[first + n]) = 1.0;
+      lambda(r + n, unstable[first + n]) = -1.0;
+    }
+    const Eigen::VectorXd bound = back.upper(std::move(lambda), Eigen::VectorXd::Zero(2 * r), k, nullptr, nullptr);
+    for (Eigen::Index n = 0; n < r; ++n) {
+      const Eigen::Index j = unstable[first + n];
+      u[j] = std::min(u[j], bound[n]);
+      l[j] = std::max(l[j], -bound[r + n]);
+    }
   }
 }
 
@@ -251,7 +260,7 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
 
 Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                       const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
-                      const NeuronBounds* prior) {
+                      const NeuronBounds* prior, const Deadline* deadline) {
   Propagation result;
   BackSubstitution back(network, lo, hi);
   Eigen::VectorXd in_lo = lo, in_hi = hi;
@@ -270,7 +279,7 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
       result.empty = true;
       return result;
     }
-    if (k > 0) tighten(back, k, l, u);
+    if (k > 0) tighten(back, k, l, u, deadline);
     if (!apply_splits(layer_splits, l, u) || (l.array() > u.array()).any()) {
       result.empty = true;
       return result;
@@ -291,8 +300,9 @@ Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd
          lambda.binaryExpr(lo, [](double l, double v) { return l < 0.0 ? v : 0.0; });
 }
 
-NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
-  return propagate(network, lo, hi, Eigen::VectorXd(), 0.0, SplitState{}, nullptr).bounds;
+NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                             const Deadline* deadline) {
+  return propagate(network, lo, hi, Eigen::VectorXd(), 0.0, SplitState{}, nullptr, deadline).bounds;
 }
 
 }  // namespace reluopt

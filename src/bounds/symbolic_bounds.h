@@ -8,6 +8,7 @@
 #include "reluopt/bounds.h"
 #include "reluopt/linear_model.h"
 #include "reluopt/network.h"
+#include "reluopt/run_control.h"
 
 namespace reluopt {
 
@@ -36,15 +37,18 @@ struct Propagation {
 // Linear bound propagation (DeepPoly / CROWN; docs/MATH.md §10) over the box [lo, hi]: layer by layer, the
 // bounds of h_k by back-substitution through the triangle relaxations of the earlier layers, then the
 // objective's upper bound the same way. `prior` (may be null) holds bounds already known to be valid on the
-// box; each result is the tighter of the two. Every bound carries a proven margin for round-off.
+// box; each result is the tighter of the two. Every bound carries a proven margin for round-off. Once
+// `deadline` (may be null) has expired, the neurons not yet reached keep their interval bounds (still valid), so
+// a propagation over wide layers ends within one block of rows of it.
 Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                       const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
-                      const NeuronBounds* prior);
+                      const NeuronBounds* prior, const Deadline* deadline = nullptr);
 
 // The vertex of the box [lo, hi] where lambda^T x is largest (x_i = hi_i where lambda_i >= 0, else lo_i).
 Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
 
 // The bounds alone (no objective), over the domain's box, never looser than interval arithmetic.
-NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
+NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                             const Deadline* deadline = nullptr);
 
 }  // namespace reluopt

@@ -210,9 +210,9 @@ void tighten_layer(const Network& network, const Domain& domain, BoundMethod met
 NeuronBounds compute_bounds(const Network& network, const Domain& domain, const BoundOptions& options,
                             const Deadline& deadline) {
   if (options.method == BoundMethod::kInterval) return interval_bounds(network, domain);
-  if (options.method == BoundMethod::kSymbolic) return symbolic_bounds(network, domain.lower, domain.upper);
+  if (options.method == BoundMethod::kSymbolic) return symbolic_bounds(network, domain.lower, domain.upper, &deadline);
   const bool progressive = options.method == BoundMethod::kProgressive;
-  const NeuronBounds symbolic = progressive ? symbolic_bounds(network, domain.lower, domain.upper) : NeuronBounds{};
+  const NeuronBounds symbolic = progressive ? symbolic_bounds(network, domain.lower, domain.upper, &deadline) : NeuronBounds{};
   const int threads =
       options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   NeuronBounds bounds;

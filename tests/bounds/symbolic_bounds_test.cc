@@ -132,6 +132,25 @@ TEST(SymbolicRandomized, NoSampledPointEscapesTheBounds) {
   }
 }
 
+// An expired deadline stops the back-substitution of intermediate neurons: they keep interval bounds (valid),
+// and the objective still gets a valid bound.
+TEST(SymbolicDeadline, ExpiredDeadlineKeepsIntervalBoundsAndAValidObjectiveBound) {
+  const testing::SmallProblem problem = testing::make_small_problem(SmallCase{3, {4, 4, 4}, 1, false, false, 7});
+  const Domain box = Domain::box(problem.domain.lower, problem.domain.upper);
+  const Deadline expired(0.0, nullptr);
+  const Eigen::VectorXd c = problem.objective.sign() * problem.objective.weights;
+  const double c0 = problem.objective.sign() * problem.objective.constant;
+  const Propagation p = propagate(problem.network, box.lower, box.upper, c, c0, SplitState{}, nullptr, &expired);
+  const NeuronBounds interval = interval_bounds(problem.network, box);
+  for (std::size_t k = 0; k < interval.lower.size(); ++k) {
+    EXPECT_LE((p.bounds.lower[k] - interval.lower[k]).cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_LE((p.bounds.upper[k] - interval.upper[k]).cwiseAbs().maxCoeff(), 1e-9);
+  }
+  EXPECT_GE(p.objective.upper, testing::brute_force_max(problem.network, problem.domain, problem.objective));
+  const Propagation full = propagate(problem.network, box.lower, box.upper, c, c0, SplitState{}, nullptr);
+  EXPECT_LE(full.objective.upper, p.objective.upper);
+}
+
 TEST(SymbolicSplits, ContradictingSplitsAreEmpty) {
   const Network net = testing::tiny_network();
   // a = relu(x1 - x2) with x1 - x2 in [-1, 1]; on the box x1 in [0, 0.1], x2 in [0.5, 1], x1 - x2 < 0.
