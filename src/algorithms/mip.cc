@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "algorithms/incumbent.h"
+#include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "reluopt/anderson_cuts.h"
 #include "reluopt/mip_formulation.h"
@@ -160,7 +161,10 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     double bound = mip_bound;
     bool valid = true;
     if (const std::optional<double> best = incumbent.best_value()) {
-      valid = bound >= *best - 1e-6 * std::max(1.0, std::abs(*best));
+      valid = bound >= *best - contradiction_tolerance(*best);
+      if (!valid)
+        result.solver_failure = "CBC's bound " + std::to_string(sign * bound) + " lies on the wrong side of the value " +
+                                std::to_string(sign * *best) + " of a point found in the same run";
       bound = std::max(bound, *best);
     }
     if (valid) result.bound = sign * bound;
