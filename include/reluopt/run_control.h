@@ -26,6 +26,8 @@ class Deadline {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double remaining() const { return seconds_ - elapsed(); }
   bool interrupted() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
+  // The stop request itself (may be null), for solvers that look at it between iterations.
+  const std::atomic<bool>* stop_request() const { return stop_; }
   bool expired() const { return interrupted() || remaining() <= 0.0; }
 
  private:

@@ -161,6 +161,7 @@ class Search {
   // One worker: nodes until none is left, the deadline, or the node limit.
   void work(std::atomic<long>& nodes) {
     const std::unique_ptr<LpSolver> lp = make_lp_solver();
+    lp->set_stop_request(deadline_.stop_request());
     Node node;
     const auto stop = [&] {
       return deadline_.expired() || (options_.bab.node_limit > 0 && nodes.load() >= options_.bab.node_limit);

@@ -189,7 +189,9 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
   report.formulation = options.method == Method::kPartition
                            ? "partition (N=" + std::to_string(formulation.partitions) + ")"
                            : "big-M";
-  const LpSolution solution = make_lp_solver()->solve(formulation.model, deadline.remaining());
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  lp->set_stop_request(deadline.stop_request());
+  const LpSolution solution = lp->solve(formulation.model, deadline.remaining());
   if (solution.status != LpStatus::kOptimal) throw Error("the LP relaxation could not be solved within the limits");
   report.bound = objective.sign() * solution.objective;
   report.lp_seconds = deadline.elapsed() - report.bounds_seconds;

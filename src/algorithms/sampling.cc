@@ -88,6 +88,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
                      const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared,
                      CheckpointGate* gate) {
   DenseFirstLp lp;
+  lp.set_stop_request(deadline.stop_request());
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;

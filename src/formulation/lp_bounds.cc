@@ -161,6 +161,7 @@ struct LayerLps {
 void solve_block(LayerLps& lps, const std::vector<int>& neurons, std::size_t begin, std::size_t end,
                  const Deadline& deadline) {
   const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  lp->set_stop_request(deadline.stop_request());
   lp->load(lps.model);
   std::vector<double> objective(lps.model.num_cols(), 0.0);
   auto extreme = [&](int j, double sign) {

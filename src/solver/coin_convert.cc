@@ -42,6 +42,7 @@ LpStatus lp_status(const ClpSimplex& lp) {
     case 1: return LpStatus::kInfeasible;
     case 2: return LpStatus::kUnbounded;
     case 3: return LpStatus::kTimeLimit;
+    case 5: return LpStatus::kTimeLimit;  // stopped by the stop request (LpSolver::set_stop_request)
     default: return LpStatus::kError;
   }
 }

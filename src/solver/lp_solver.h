@@ -4,6 +4,7 @@
 // interface, one adapter per backend (solver/clp_lp.h, solver/clp_warm_lp.h), and factories that pick the
 // backend, so that no code outside src/solver/ names one. Integrality is ignored (LP relaxation). One object per
 // thread. (The sampling hot path solves its LPs through DenseFirstLp, solver/dense_first_lp.h.)
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,10 @@ class LpSolver {
   virtual ~LpSolver() = default;
 
   virtual LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity) = 0;
+
+  // A stop request (Ctrl-C; may be null) that every later solve looks at after each simplex iteration: a solve
+  // it stops ends without an optimum. The flag must outlive the solver.
+  virtual void set_stop_request(const std::atomic<bool>* stop) = 0;
 
   // Keeps `model` (its rows and bounds; its objective is ignored) for maximize(). The time limit of
   // maximize() is wall-clock time.
