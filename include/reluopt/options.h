@@ -59,8 +59,10 @@ std::string local_search_name(LocalSearch kind);
 // What proves the bound at the end of a timed enhanced run.
 //   kBab  our branch-and-bound (Method::kBab); bench/results/acceptance_bounds.md
 //   kMip  the big-M MIP on CBC with progressive bounds (Method::kMip)
-enum class Prover { kBab, kMip };
-Prover parse_prover(const std::string& name);  // "bab", "mip"; throws reluopt::Error naming the prover
+// kBoth: bab and the big-M MIP at once, each on half of the threads; the first proof stops the other.
+enum class Prover { kBab, kMip, kBoth };
+Prover parse_prover(const std::string& name);  // "bab", "mip", "both"; throws reluopt::Error naming the prover
+std::string prover_name(Prover prover);
 
 struct EnhancedOptions {
   double gap = 2.0 / 3.0;       // the paper's exploration/exploitation parameter

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
+#include <thread>
 
 #include "algorithms/bab.h"
 #include "algorithms/mip.h"
@@ -251,6 +253,58 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
   }
 };
 
+// Both provers at once from the same start, bab in the calling thread and the big-M MIP on CBC in another, each on
+// half of the threads; the first proof stops the other. Each bound is valid, so the result keeps the tighter one
+// and the better point. The calling thread's progress comes from bab alone.
+SolveResult prove_with_both(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                            const RunControl& control, const EvaluatedPoint& start) {
+  const int threads = resolve_threads(options.threads);
+  SolveOptions bab_options = options, mip_options = options;
+  mip_options.method = Method::kMip;
+  mip_options.threads = std::max(1, threads / 2);
+  bab_options.threads = std::max(1, threads - threads / 2);
+  std::atomic<bool> stop{false};
+  std::atomic<int> running{2};
+  const Deadline shared(deadline.remaining(), &stop);
+  SolveResult mip;
+  std::thread mip_thread([&] {
+    mip = run_mip(problem, mip_options, shared, RunControl{}, start);
+    if (mip.status == SolveStatus::kOptimal) stop.store(true);
+    running.fetch_sub(1);
+  });
+  // The caller's stop request reaches both through `stop`.
+  std::thread watcher([&] {
+    while (running.load() > 0) {
+      if (deadline.interrupted()) stop.store(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  SolveResult bab = run_bab(problem, bab_options, shared, control, start);
+  if (bab.status == SolveStatus::kOptimal) stop.store(true);
+  mip_thread.join();
+  running.fetch_sub(1);
+  watcher.join();
+  const double sign = problem.objective.sign();
+  SolveResult& best = mip.status != SolveStatus::kNoSolution &&
+                              (bab.status == SolveStatus::kNoSolution || sign * mip.objective > sign * bab.objective)
+                          ? mip
+                          : bab;
+  SolveResult proof = best;
+  proof.trajectory = bab.trajectory;
+  proof.bound_trajectory = bab.bound_trajectory;
+  if (mip.bound && (!bab.bound || sign * *mip.bound < sign * *bab.bound)) {
+    proof.bound = mip.bound;
+    proof.bound_trajectory.emplace_back(mip.seconds, *mip.bound);
+  } else {
+    proof.bound = bab.bound;
+  }
+  proof.nodes = bab.nodes + mip.nodes;
+  proof.binaries = mip.binaries;
+  proof.bound_method = mip.bound_method;
+  proof.stopped_by = mip.stopped_by == StopReason::kCompleted ? mip.stopped_by : bab.stopped_by;
+  return proof;
+}
+
 // The end of a timed run: the prover from Algorithm 2's best point, for all the time left (until a proof).
 void prove(const Problem& problem, const SolveOptions& options, const Deadline& deadline, const RunControl& control,
            SolveResult& result) {
@@ -263,6 +317,10 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   SolveResult proof;
   if (options.enhanced.prover == Prover::kBab) {
     proof = run_bab(problem, prover_options, prover_deadline, control, start);
+  } else if (options.enhanced.prover == Prover::kBoth) {
+    proof = prove_with_both(problem, prover_options, prover_deadline, control, start);
+    result.binaries = proof.binaries;
+    result.bound_method = proof.bound_method;
   } else {
     prover_options.method = Method::kMip;
     proof = run_mip(problem, prover_options, prover_deadline, control, start);
@@ -284,7 +342,7 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
   result.bound = proof.bound;
   result.nodes = proof.nodes;
-  result.prover = options.enhanced.prover == Prover::kBab ? "bab" : "mip";
+  result.prover = prover_name(options.enhanced.prover);
   result.warm_started = true;
   result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
                       : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted
@@ -308,9 +366,18 @@ LocalSearch parse_local_search(const std::string& name) {
 }
 
 Prover parse_prover(const std::string& name) {
-  if (name == "bab") return Prover::kBab;
-  if (name == "mip") return Prover::kMip;
-  throw Error("unknown prover '" + name + "' (available: bab, mip)");
+  for (Prover prover : {Prover::kBab, Prover::kMip, Prover::kBoth})
+    if (name == prover_name(prover)) return prover;
+  throw Error("unknown prover '" + name + "' (available: bab, mip, both)");
+}
+
+std::string prover_name(Prover prover) {
+  switch (prover) {
+    case Prover::kBab: return "bab";
+    case Prover::kMip: return "mip";
+    case Prover::kBoth: return "both";
+  }
+  return "unknown";
 }
 
 std::string local_search_name(LocalSearch kind) {

@@ -182,6 +182,29 @@ TEST(Enhanced, MipShareEndsWithAProvenBound) {
   }
 }
 
+// --prover both: bab and the big-M MIP at once from Algorithm 2's point; either proof ends the run, and the
+// answer is the brute-force optimum for max and min.
+TEST(Enhanced, BothProversEndWithTheProvenOptimum) {
+  const Network net = testing::random_network(3, {6, 6}, 1, 21);
+  const Domain domain = testing::random_polytope(3, 3, 71);
+  for (Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
+    Objective objective = Objective::output(1);
+    objective.sense = sense;
+    const double exact = objective.sign() * testing::brute_force_max(net, domain, objective);
+    SolveOptions options = enhanced(20, LocalSearch::kFlip, 4, 2);
+    options.enhanced.prover = Prover::kBoth;
+    RunControl control;
+    control.time_limit = 600.0;
+    const SolveResult result = solve(net, domain, objective, options, control);
+    EXPECT_EQ(result.status, SolveStatus::kOptimal);
+    EXPECT_EQ(result.prover, "both");
+    ASSERT_TRUE(result.bound.has_value());
+    EXPECT_NEAR(result.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+    EXPECT_NEAR(*result.bound, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+    EXPECT_DOUBLE_EQ(result.objective, objective.value(net.forward(result.x)));
+  }
+}
+
 TEST(Enhanced, GapTestIsSafeNearZero) {
   // The paper's quotient divides by the incumbent: at 0 it never searches, even on a tie.
   EXPECT_FALSE(paper_gap_test(0.0, 0.0, 2.0 / 3.0));
