@@ -6,9 +6,14 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <future>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <thread>
+#include <variant>
 
 #include "cli_options.h"
 #include "evt_command.h"
@@ -110,9 +115,65 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   return CliProblem{std::move(model), std::move(domain), std::move(objective)};
 }
 
+// Reading a model looks at no clock and takes seconds for a large one (5-7 s for 48 MB of ONNX), so it runs on a
+// thread of its own while this one watches the time limit, Ctrl-C and SIGTERM. Returns the problem, or why the
+// command stopped before it was read; then the reader is still running, and the command ends by std::_Exit once
+// its output is out (returning would run the static destructors under the reader's feet).
+std::variant<CliProblem, reluopt::StopReason> load_within_limit(const reluopt::cli::CliOptions& options,
+                                                                const CommandClock& clock) {
+  auto loaded = std::make_shared<std::promise<CliProblem>>();
+  std::future<CliProblem> problem = loaded->get_future();
+  std::thread([loaded, options] {
+    try {
+      loaded->set_value(load_problem(options));
+    } catch (...) {
+      loaded->set_exception(std::current_exception());
+    }
+  }).detach();
+  const StopOnSignal stop_on_signal;
+  while (problem.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    if (g_stop.load()) return reluopt::StopReason::kInterrupted;
+    if (clock.remaining(options.time_limit) <= 0.0) return reluopt::StopReason::kTimeLimit;
+  }
+  return problem.get();
+}
+
+std::string not_read_text(reluopt::StopReason reason) {
+  return reason == reluopt::StopReason::kInterrupted ? "not read: interrupted while reading the model"
+                                                     : "not read: the time limit ran out while reading the model";
+}
+
+// solve's report when the model was not read in time: no point, the reason, the JSON and values files.
+[[noreturn]] void report_unread(const reluopt::cli::CliOptions& options, reluopt::StopReason reason,
+                                const CommandClock& clock) {
+  using namespace reluopt;
+  SolveResult result;
+  result.method = method_name(options.solve.method);
+  result.stopped_by = reason;
+  result.seed = options.solve.seed;
+  result.threads = options.solve.threads > 0 ? options.solve.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const RunInfo info{options.model, "not read", "not read", {}, clock.elapsed()};
+  std::cout << cli::summary_text(result, info, not_read_text(reason)) << std::flush;
+  int code = 0;
+  try {
+    if (options.json_file) write_output_file(*options.json_file, result_to_json(result, info), "the JSON result");
+    if (options.values_file) write_values_csv(result, *options.values_file);
+  } catch (const Error& e) {
+    std::cerr << "reluopt: error: " << e.what() << "\n";
+    code = 1;
+  }
+  std::cerr << std::flush;
+  std::_Exit(code);
+}
+
 int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock) {
   using namespace reluopt;
-  const CliProblem problem = load_problem(options);
+  std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) {
+    std::cerr << "reluopt: error: '" << options.model << "' " << not_read_text(*reason) << "\n" << std::flush;
+    std::_Exit(1);
+  }
+  const CliProblem& problem = std::get<CliProblem>(loaded);
   RunControl control;
   control.time_limit = clock.remaining(options.time_limit);
   control.stop = &g_stop;
@@ -133,7 +194,9 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
 
 int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock) {
   using namespace reluopt;
-  const CliProblem problem = load_problem(options);
+  std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock);
+  const CliProblem& problem = std::get<CliProblem>(loaded);
   const Network& network = problem.model.network;
   const Domain& domain = problem.domain;
   const Objective& objective = problem.objective;
