@@ -109,6 +109,10 @@ struct SolveOptions {
   EnhancedOptions enhanced;
   MipMethodOptions mip;
   BabOptions bab;
+  // Cross-check a proven bound before reporting it (docs/MATH.md §12): Algorithm 2's local search from the
+  // claimed point and a short run of Algorithm 2 from another seed, each in its share of the time. A point
+  // above the bound withdraws it (SolveResult::solver_failure).
+  bool check_proof = false;
 };
 
 // Upper limit on SolveOptions::threads (and BoundOptions::threads): more threads than any machine has cores

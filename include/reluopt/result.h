@@ -88,6 +88,11 @@ struct SolveResult {
   // (seconds, bound) each time the proven bound improved (bab, and the proving share of enhanced), user's sense.
   std::vector<std::pair<double, double>> bound_trajectory;
   std::optional<StopRuleReport> stop_rule;  // with SamplingOptions::stop_rule
+  // Not empty when the run contradicted its own proof: a bound below a value it evaluated, or a point that
+  // SolveOptions::check_proof found above the bound. The bound is then withdrawn and the status never optimal.
+  std::string solver_failure;
+  // With SolveOptions::check_proof: what the check ran and found; empty without it.
+  std::string proof_check;
   std::string version = RELUOPT_VERSION;
 };
 

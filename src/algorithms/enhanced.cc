@@ -323,6 +323,30 @@ std::string local_search_name(LocalSearch kind) {
   return "unknown";
 }
 
+namespace {
+
+std::unique_ptr<RegionImprover> make_improver(const Problem& problem, const NeuronBounds& bounds, const FreeMask* concave,
+                                              const EnhancedOptions& enhanced, LocalSearchCounters& counters) {
+  switch (enhanced.local_search) {
+    case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, concave, enhanced, counters);
+    case LocalSearch::kBranchAndBound:
+      return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, concave, enhanced, counters);
+    case LocalSearch::kFlip:
+    case LocalSearch::kFlipMip:
+      return std::make_unique<FlipLocalSearch>(problem, bounds, concave, enhanced, counters);
+  }
+  throw Error("unknown local search");
+}
+
+}  // namespace
+
+std::optional<EvaluatedPoint> local_search_from(const Problem& problem, const SolveOptions& options,
+                                                const EvaluatedPoint& start, const Deadline& deadline) {
+  LocalSearchCounters counters;
+  const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
+  return make_improver(problem, problem.interval, concave, options.enhanced, counters)->improve(start, start.value, deadline);
+}
+
 SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                          const RunControl& control) {
   // The local MIPs need bounds only for the big-M rows of their few free neurons; interval bounds cost nothing
@@ -330,18 +354,7 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   const NeuronBounds& bounds = problem.interval;
   const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   LocalSearchCounters counters;
-  const ImproverFactory factory = [&]() -> std::unique_ptr<RegionImprover> {
-    const EnhancedOptions& enhanced = options.enhanced;
-    switch (enhanced.local_search) {
-      case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, concave, enhanced, counters);
-      case LocalSearch::kBranchAndBound:
-        return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, concave, enhanced, counters);
-      case LocalSearch::kFlip:
-      case LocalSearch::kFlipMip:
-        return std::make_unique<FlipLocalSearch>(problem, bounds, concave, enhanced, counters);
-    }
-    throw Error("unknown local search");
-  };
+  const ImproverFactory factory = [&]() { return make_improver(problem, bounds, concave, options.enhanced, counters); };
   const double share = options.enhanced.mip_share;
   const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
   SolveResult result = run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory);

@@ -12,6 +12,11 @@ namespace reluopt {
 SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                          const RunControl& control);
 
+// Algorithm 2's local search (options.enhanced.local_search) from one point, over interval bounds: a better point
+// of a neighbouring region, or nothing when the point is a local optimum in the paper's sense.
+std::optional<EvaluatedPoint> local_search_from(const Problem& problem, const SolveOptions& options,
+                                                const EvaluatedPoint& start, const Deadline& deadline);
+
 // The gap test of Algorithm 2, line 11, as the paper writes it: |(best - lp) / best| < gap.
 bool paper_gap_test(double best, double lp, double gap);
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "algorithms/incumbent.h"
+#include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "reluopt/anderson_cuts.h"
 #include "reluopt/mip_formulation.h"
@@ -42,6 +44,27 @@ NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, con
 // (10 + 32) * thinning steps that Algorithm 1 walks for 32 samples, without their LPs.
 constexpr int kForwardPassPoints = 32;
 
+// An upper bound on sign * g(x) over P from the last hidden layer's bounds alone (interval arithmetic, with a
+// margin for round-off): the bound a MIP method reports when the solver gives none in the time it had.
+// With v = sign W_L^T w, the objective is v^T a + sign (w^T b_L + c) over a_j in [max(l_j, 0), max(u_j, 0)];
+// each of the n + m + 2 terms carries a relative error of at most gamma_{n+m+2} (Higham §3.1), doubled here.
+double interval_objective_bound(const Problem& problem, const NeuronBounds& bounds) {
+  const DenseLayer& last = problem.network.layers().back();
+  const Eigen::VectorXd w = problem.objective.sign() * problem.objective.weights;
+  const Eigen::VectorXd v = last.weights.transpose() * w;
+  const Eigen::VectorXd v_abs = last.weights.cwiseAbs().transpose() * w.cwiseAbs();
+  const Eigen::VectorXd a_lo = bounds.lower.back().cwiseMax(0.0);
+  const Eigen::VectorXd a_hi = bounds.upper.back().cwiseMax(0.0);
+  double value = w.dot(last.bias) + problem.objective.sign() * problem.objective.constant;
+  double magnitude = w.cwiseAbs().dot(last.bias.cwiseAbs()) + std::abs(problem.objective.constant);
+  for (Eigen::Index j = 0; j < v.size(); ++j) {
+    value += std::max(v[j] * a_lo[j], v[j] * a_hi[j]);
+    magnitude += v_abs[j] * std::max(a_lo[j], a_hi[j]);
+  }
+  const double n = static_cast<double>(v.size() + w.size() + 2);
+  const double eps = std::numeric_limits<double>::epsilon();
+  return value + 2.0 * (n * eps / (1.0 - n * eps)) * magnitude;
+}
 
 }  // namespace
 
@@ -131,11 +154,17 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   result.trajectory.insert(result.trajectory.begin(), warm_trajectory.begin(), warm_trajectory.end());
   // CBC's bound holds for every feasible point, so it is never below a point we evaluated ourselves, up to
   // round-off. One that is below by more is no bound (it would turn into a false proof): none is reported.
-  if (std::isfinite(solution.bound) && solution.status != MipStatus::kError) {
-    double bound = solution.bound;
+  // Without a bound from CBC (stopped before its root LP ended), the neuron bounds give one.
+  const double solver_bound = solution.status == MipStatus::kError ? kInfinity : solution.bound;
+  const double fallback = bounds.upper.empty() ? kInfinity : interval_objective_bound(problem, bounds);
+  if (const double mip_bound = std::min(solver_bound, fallback); std::isfinite(mip_bound)) {
+    double bound = mip_bound;
     bool valid = true;
     if (const std::optional<double> best = incumbent.best_value()) {
-      valid = bound >= *best - 1e-6 * std::max(1.0, std::abs(*best));
+      valid = bound >= *best - contradiction_tolerance(*best);
+      if (!valid)
+        result.solver_failure = "CBC's bound " + std::to_string(sign * bound) + " lies on the wrong side of the value " +
+                                std::to_string(sign * *best) + " of a point found in the same run";
       bound = std::max(bound, *best);
     }
     if (valid) result.bound = sign * bound;

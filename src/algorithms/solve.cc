@@ -5,6 +5,7 @@
 #include "algorithms/bab.h"
 #include "algorithms/enhanced.h"
 #include "algorithms/mip.h"
+#include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/problem.h"
@@ -58,11 +59,13 @@ std::string stop_rule_verdict_name(StopRuleVerdict verdict) {
   return "unknown";
 }
 
-SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
-                  const SolveOptions& options, const RunControl& control) {
-  validate_options(options, control.time_limit);
-  const Deadline deadline(control.time_limit, control.stop);
-  const Problem problem = make_problem(network, domain, objective);
+namespace {
+
+// The share of a time limit that SolveOptions::check_proof keeps for its cross-check.
+constexpr double kProofCheckShare = 0.1;
+
+SolveResult run_method(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                       const RunControl& control) {
   switch (options.method) {
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
     case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
@@ -72,6 +75,22 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
     case Method::kPartition: return run_mip(problem, options, deadline, control);
   }
   throw Error("unknown method");
+}
+
+}  // namespace
+
+SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
+                  const SolveOptions& options, const RunControl& control) {
+  validate_options(options, control.time_limit);
+  const Deadline deadline(control.time_limit, control.stop);
+  const Problem problem = make_problem(network, domain, objective);
+  // With a time limit, the proof's cross-check gets its share of it.
+  const bool timed_check = options.check_proof && std::isfinite(deadline.remaining());
+  SolveResult result = run_method(problem, options, timed_check ? deadline.share(1.0 - kProofCheckShare) : deadline, control);
+  check_against_run(problem, result);
+  check_proof(problem, options, deadline, result);
+  result.seconds = deadline.elapsed();
+  return result;
 }
 
 }  // namespace reluopt

@@ -89,7 +89,7 @@ std::unique_ptr<OsiClpSolverInterface> load(const LinearModel& model) {
 
 }  // namespace
 
-MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const MipOptions& options) {
+MipSolution solve_mip_cbc(const LinearModel& model, const Deadline& deadline, const MipOptions& options) {
   MipSolution result;
   const double constant = model.objective_constant();
   try {

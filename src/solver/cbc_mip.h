@@ -37,8 +37,20 @@ struct MipOptions {
   std::function<void(const double*)> on_solution;
 };
 
-// COIN-OR CBC behind the LinearModel interface: a new CbcModel per solve (SOLVER-NOTES.md: reusing one gave
-// wrong answers), wall-clock limit from the deadline, which also carries the stop request (Ctrl-C).
+// The MIP solve every algorithm calls: CBC in a worker thread that the caller leaves behind when CBC does not
+// return within a moment of the deadline or of a stop request (CBC does not look at the clock inside its root
+// LP and its root strong branching). A solve left behind returns the points CBC reported through on_solution
+// and the last bound it reported before the deadline; its thread runs on, detached, with its hooks cut off, until
+// CBC next looks at its stop request (docs/SOLVER-NOTES.md, "Time limits").
 MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const MipOptions& options);
+
+// COIN-OR CBC behind the LinearModel interface, in the calling thread: a new CbcModel per solve
+// (SOLVER-NOTES.md: reusing one gave wrong answers), wall-clock limit from the deadline, which also carries the
+// stop request (Ctrl-C).
+MipSolution solve_mip_cbc(const LinearModel& model, const Deadline& deadline, const MipOptions& options);
+
+// How many solves this process has left behind, their threads perhaps still running: a program that exits
+// while one runs ends with std::quick_exit, not with static destructors that CBC's thread may still use.
+int abandoned_mip_solves();
 
 }  // namespace reluopt

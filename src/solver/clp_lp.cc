@@ -65,7 +65,7 @@ LpSolution ClpLp::solve(const LinearModel& model, double time_limit_seconds) {
     // The whole model at once. (Generating rows lazily, adding only those the current optimum violates, was
     // measured 1.1-1.7x slower: fewer rows, but more dual iterations.)
     load_maximization(lp, model);
-    lp.setMaximumSeconds(std::isfinite(time_limit_seconds) ? std::max(time_limit_seconds, 0.01) : -1.0);
+    lp.setMaximumWallSeconds(std::isfinite(time_limit_seconds) ? std::max(time_limit_seconds, 0.01) : -1.0);
     lp.dual();
     solution.iterations = lp.numberIterations();
     solution.status = lp_status(lp);

@@ -145,16 +145,26 @@ TEST(Mip, NegativeWarmStartStillProvesTheOptimum) {
 }
 
 // A stop before the start skips CBC, but the forward passes at a few points of P still give a point.
-TEST(Mip, StopBeforeStartGivesAForwardPassPointAndNoBound) {
+// Stopped before CBC starts, a MIP method still has a forward-pass point, and its bound is the one the neuron
+// bounds give (interval arithmetic on the last hidden layer), which holds for every point of P.
+TEST(Mip, StopBeforeStartGivesAForwardPassPointAndTheNeuronBoundsBound) {
   const Network net = testing::random_network(4, {8}, 1, 3);
   std::atomic<bool> stop{true};
   RunControl control;
   control.stop = &stop;
-  const SolveResult r = solve(net, Domain::unit_box(4), Objective::output(1),
+  const Objective objective = Objective::output(1);
+  const SolveResult r = solve(net, Domain::unit_box(4), objective,
                               mip_options(Method::kMip, BoundMethod::kInterval), control);
-  EXPECT_EQ(r.status, SolveStatus::kFeasible);
+  const double exact = testing::brute_force_max(net, Domain::unit_box(4), objective);
   EXPECT_DOUBLE_EQ(r.objective, net.forward(r.x)[0]);
-  EXPECT_FALSE(r.bound.has_value());
+  ASSERT_TRUE(r.bound.has_value());
+  EXPECT_GE(*r.bound, exact);
+  // The interval bound can be exact (here it is met at a vertex of the box): then the point is a proven optimum.
+  if (r.status == SolveStatus::kOptimal) {
+    EXPECT_NEAR(r.objective, exact, 1e-9 * std::max(1.0, std::abs(exact)));
+  } else {
+    EXPECT_EQ(r.status, SolveStatus::kFeasible);
+  }
   EXPECT_EQ(r.stopped_by, StopReason::kInterrupted);
 }
 
