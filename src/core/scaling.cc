@@ -8,6 +8,9 @@ namespace reluopt {
 
 namespace {
 
+// Scaling by less than this is not worth a copy of the network (2^20, about 1e6).
+constexpr double kScaleFrom = 1048576.0;
+
 // 2^floor(log2 m): m / power_of_two(m) lies in [1, 2). 1 for 0 (a dead neuron, an input fixed at 0).
 double power_of_two(double magnitude) {
   if (!(magnitude > 0.0) || !std::isfinite(magnitude)) return 1.0;
@@ -19,20 +22,17 @@ Eigen::VectorXd input_magnitudes(const Domain& domain) {
   return domain.lower.cwiseAbs().cwiseMax(domain.upper.cwiseAbs());
 }
 
-// Bounds on |y_o| from the last hidden layer's interval bounds (or the inputs' for a network without one).
-Eigen::VectorXd output_magnitudes(const Network& network, const Domain& domain, const NeuronBounds& interval) {
-  const int last = network.num_hidden_layers() - 1;
-  const Eigen::VectorXd previous =
-      last < 0 ? input_magnitudes(domain) : interval.upper[last].cwiseMax(0.0).eval();
-  const DenseLayer& layer = network.output_layer();
-  return layer.weights.cwiseAbs() * previous + layer.bias.cwiseAbs();
-}
-
-// s_j: the magnitude of row j's bound, of its bias and of its largest term W[j][i] p_i, so that every scaled
-// coefficient is at most 2 even where the terms cancel over the domain.
-Eigen::VectorXd row_scales(const DenseLayer& layer, const Eigen::VectorXd& previous, const Eigen::VectorXd& bound) {
-  const Eigen::VectorXd terms = (layer.weights.cwiseAbs() * previous.asDiagonal()).rowwise().maxCoeff();
-  return bound.cwiseMax(terms).cwiseMax(layer.bias.cwiseAbs()).unaryExpr(&power_of_two);
+// One factor for a whole layer: the power of two of the median over its neurons of sum_i |W_ji| p_i + |b_j|, the
+// size a neuron's pre-activation takes when the previous layer has its typical size p. The layer's typical neuron
+// comes out near 1, and an outlier (one weight of 1e10 among weights near 1) stays as far from its neighbours as
+// in the original: it changes neither its own layer's median nor, since p is the typical size and not its bound,
+// the next layer's. Scaling by the outlier would shrink every other coefficient of the rows it feeds below the
+// solvers' tolerances (measured: wrong optimal claims).
+Eigen::VectorXd layer_scale(const DenseLayer& layer, const Eigen::VectorXd& previous) {
+  Eigen::VectorXd size = layer.weights.cwiseAbs() * previous + layer.bias.cwiseAbs();
+  const auto middle = size.begin() + size.size() / 2;
+  std::nth_element(size.begin(), middle, size.end());
+  return Eigen::VectorXd::Constant(size.size(), power_of_two(*middle));
 }
 
 // W'[j][i] = W[j][i] p_i / s_j and b'_j = b_j / s_j: exact, every factor a power of two.
@@ -56,39 +56,45 @@ Domain scale_domain(const Domain& domain, const Eigen::VectorXd& t) {
   return scaled;
 }
 
-}  // namespace
+// The factors of reluopt/scaling.h: t per input, one per hidden layer (as a vector over its neurons), u, sigma.
+struct Factors {
+  Eigen::VectorXd t;
+  std::vector<Eigen::VectorXd> layers;
+  Eigen::VectorXd u;
+  double sigma = 1.0;
+};
 
-ScaledProblem scale_problem(const Network& network, const Domain& domain, const Objective& objective,
-                            const NeuronBounds& interval) {
-  const Eigen::VectorXd t = input_magnitudes(domain).unaryExpr(&power_of_two);
-  std::vector<DenseLayer> layers;
-  Eigen::VectorXd previous = t;
-  for (int k = 0; k < network.num_hidden_layers(); ++k) {
-    const Eigen::VectorXd bound = interval.lower[k].cwiseAbs().cwiseMax(interval.upper[k].cwiseAbs());
-    Eigen::VectorXd s = row_scales(network.hidden_layer(k), previous, bound);
-    layers.push_back(scale_layer(network.hidden_layer(k), previous, s));
-    previous = std::move(s);
-  }
-  const Eigen::VectorXd u =
-      row_scales(network.output_layer(), previous, output_magnitudes(network, domain, interval));
-  layers.push_back(scale_layer(network.output_layer(), previous, u));
-
-  const Eigen::VectorXd weighted = objective.weights.cwiseProduct(u);  // g = weighted^T y' + constant
-  const double sigma = power_of_two(weighted.cwiseAbs().maxCoeff());
-  Objective scaled_objective = objective;
-  scaled_objective.weights = weighted / sigma;
-  scaled_objective.constant = objective.constant / sigma;
-  return ScaledProblem{Network(std::move(layers)), scale_domain(domain, t), std::move(scaled_objective), t, u, sigma};
+Factors factors(const Network& network, const Domain& domain, const Objective& objective) {
+  Factors f;
+  f.t = input_magnitudes(domain).unaryExpr(&power_of_two);
+  for (int k = 0; k < network.num_hidden_layers(); ++k)
+    f.layers.push_back(layer_scale(network.hidden_layer(k), k == 0 ? f.t : f.layers.back()));
+  f.u = layer_scale(network.output_layer(), f.layers.empty() ? f.t : f.layers.back());
+  f.sigma = power_of_two(objective.weights.cwiseProduct(f.u).cwiseAbs().maxCoeff());
+  return f;
 }
 
-bool needs_scaling(const Network& network, const Domain& domain, const Objective& objective,
-                   const NeuronBounds& interval) {
-  double largest = input_magnitudes(domain).maxCoeff();
+}  // namespace
+
+ScaledProblem scale_problem(const Network& network, const Domain& domain, const Objective& objective) {
+  const Factors f = factors(network, domain, objective);
+  std::vector<DenseLayer> layers;
   for (int k = 0; k < network.num_hidden_layers(); ++k)
-    largest = std::max({largest, interval.lower[k].cwiseAbs().maxCoeff(), interval.upper[k].cwiseAbs().maxCoeff()});
-  const double value = objective.weights.cwiseAbs().cwiseProduct(output_magnitudes(network, domain, interval)).maxCoeff();
-  largest = std::max(largest, value);
-  return largest > 1e6 || (largest > 0.0 && largest < 1e-6);
+    layers.push_back(scale_layer(network.hidden_layer(k), k == 0 ? f.t : f.layers[k - 1], f.layers[k]));
+  layers.push_back(scale_layer(network.output_layer(), f.layers.empty() ? f.t : f.layers.back(), f.u));
+  Objective scaled_objective = objective;
+  scaled_objective.weights = objective.weights.cwiseProduct(f.u) / f.sigma;  // g = sigma (weights' y' + constant')
+  scaled_objective.constant = objective.constant / f.sigma;
+  return ScaledProblem{Network(std::move(layers)), scale_domain(domain, f.t), std::move(scaled_objective), f.t, f.u,
+                       f.sigma};
+}
+
+bool needs_scaling(const Network& network, const Domain& domain, const Objective& objective) {
+  const Factors f = factors(network, domain, objective);
+  const auto far = [](double factor) { return factor > kScaleFrom || factor < 1.0 / kScaleFrom; };
+  bool any = far(f.sigma) || far(f.u[0]) || f.t.unaryExpr(far).any();
+  for (const Eigen::VectorXd& layer : f.layers) any = any || far(layer[0]);
+  return any;
 }
 
 SolveResult unscale_result(SolveResult result, const ScaledProblem& scaled, const Network& network,
