@@ -36,9 +36,10 @@ extern "C" void on_interrupt(int) {
   std::signal(SIGTERM, SIG_DFL);
 }
 
-// While a run is in the library, Ctrl-C (SIGINT) and SIGTERM (kill, a batch system's time-out) ask it to stop:
-// it returns its incumbent and the command still prints and writes it. Outside, both act at once; the output
-// files are written atomically, so a kill while writing leaves no partial file.
+// While the model is read and while a run is in the library, Ctrl-C (SIGINT) and SIGTERM (kill, a batch
+// system's time-out) ask it to stop: the run returns its incumbent and the command still prints and writes it.
+// Outside, both act at once; the output files are written atomically, so a kill while writing leaves no partial
+// file.
 class StopOnSignal {
  public:
   StopOnSignal() {
@@ -54,7 +55,8 @@ class StopOnSignal {
 };
 
 // --time-limit counts from the command's start: what loading the model and the domain took is not given to
-// the search again. Reading a 48 MB ONNX model takes about 5 s.
+// the search again. Reading a 48 MB ONNX model takes 6 s, 17 s on a loaded machine
+// (bench/results/time_limit_loading.md).
 struct CommandClock {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
@@ -115,7 +117,7 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   return CliProblem{std::move(model), std::move(domain), std::move(objective)};
 }
 
-// Reading a model looks at no clock and takes seconds for a large one (5-7 s for 48 MB of ONNX), so it runs on a
+// Reading a model looks at no clock and takes seconds for a large one (6-18 s for 48 MB of ONNX), so it runs on a
 // thread of its own while this one watches the time limit, Ctrl-C and SIGTERM. Returns the problem, or why the
 // command stopped before it was read; then the reader is still running, and the command ends by std::_Exit once
 // its output is out (returning would run the static destructors under the reader's feet).
