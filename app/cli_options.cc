@@ -1,7 +1,6 @@
 #include "cli_options.h"
 
 #include <charconv>
-#include <cmath>
 #include <limits>
 
 #include "reluopt/error.h"
@@ -20,13 +19,7 @@ T parse_number(const std::string& flag, const std::string& text) {
   return value;
 }
 
-double parse_seconds(const std::string& flag, const std::string& text) {
-  const double value = parse_number<double>(flag, text);
-  if (!(value >= 0.0) || !std::isfinite(value)) throw UsageError(flag + " must be a finite number >= 0");
-  return value;
-}
-
-// "EPS,DELTA": EPS > 0 in the objective's units, DELTA in (0, 1).
+// "EPS,DELTA"; their ranges are checked by validate_options.
 StopRuleOptions parse_stop_rule(const std::string& flag, const std::string& text) {
   const std::size_t comma = text.find(',');
   if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos)
@@ -34,8 +27,6 @@ StopRuleOptions parse_stop_rule(const std::string& flag, const std::string& text
   StopRuleOptions rule;
   rule.eps = parse_number<double>(flag, text.substr(0, comma));
   rule.delta = parse_number<double>(flag, text.substr(comma + 1));
-  if (!(rule.eps > 0.0) || !std::isfinite(rule.eps)) throw UsageError(flag + ": EPS must be a finite number > 0");
-  if (!(rule.delta > 0.0 && rule.delta < 1.0)) throw UsageError(flag + ": DELTA must lie strictly between 0 and 1");
   return rule;
 }
 
@@ -103,7 +94,8 @@ Options of solve:
                        bab: nodes of the search (0: no limit)                  [0]
   --input-split-dims D bab: split input coordinates only when d <= D            [10]
   --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
-  --time-limit S       wall-clock limit in seconds; whichever of N and S comes first ends the run
+  --time-limit S       wall-clock limit in seconds from the command's start (loading the model counts);
+                       whichever of N and S comes first ends the run
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
                        with probability >= 1 - DELTA (checked at 100 samples, then each time the samples grew
                        by 20%); --samples becomes a cap, unlimited unless given
@@ -118,7 +110,7 @@ Options of solve:
   --cut-frequency K    mip-cuts: separate Anderson cuts at the root only (-1) or every K nodes
                        (then CBC runs on one thread)                                   [100]
   --verbose            show the MIP solver's log
-  --json FILE          write the result as JSON
+  --json FILE          write the result as JSON (a temporary file renamed into place: complete or absent)
   --values-out FILE    enhanced, sampling: write X_i, the value reached from each sample, as CSV
   --evt                enhanced, sampling: extreme-value analysis of the run's X_i, in the summary and under
                        "evt" in the JSON (for a minimization, of -g; the optimum estimate in the user's sense);
@@ -127,7 +119,7 @@ Options of solve:
   --quiet              no progress line on stderr
 
 Exit codes: 0 the run finished (whatever it found: see status), 1 bad input, 2 bad command line.
-Ctrl-C stops the run and still reports the best point found.
+Ctrl-C or SIGTERM stops the run and still reports and writes the best point found (a second one kills it).
 )";
 }
 
@@ -169,7 +161,6 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       }
     } else if (flag == "--samples") {
       options.solve.sampling.samples = parse_number<long>(flag, value());
-      if (options.solve.sampling.samples < 1) throw UsageError("--samples must be >= 1");
       samples_given = true;
     } else if (flag == "--stop-rule") {
       options.solve.sampling.stop_rule = parse_stop_rule(flag, value());
@@ -180,10 +171,11 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.evt_plot_file = value();
       options.evt = true;
     } else if (flag == "--time-limit") {
-      options.time_limit = parse_seconds(flag, value());
+      options.time_limit = parse_number<double>(flag, value());
     } else if (flag == "--threads") {
       options.solve.threads = parse_number<int>(flag, value());
-      if (options.solve.threads < 1) throw UsageError("--threads must be >= 1");
+      // The library reads 0 as "all cores", which is what leaving the flag out means here.
+      if (options.solve.threads < 1) throw UsageError("--threads must be >= 1, not " + std::to_string(options.solve.threads));
     } else if (flag == "--seed") {
       options.solve.seed = parse_number<std::uint64_t>(flag, value());
     } else if (flag == "--local-search") {
@@ -199,14 +191,10 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.solve.relax_concave = mode == "free";
     } else if (flag == "--gap") {
       options.solve.enhanced.gap = parse_number<double>(flag, value());
-      if (!(options.solve.enhanced.gap >= 0.0)) throw UsageError("--gap must be >= 0");
     } else if (flag == "--eps") {
       options.solve.enhanced.eps = parse_number<double>(flag, value());
-      if (!(options.solve.enhanced.eps >= 0.0)) throw UsageError("--eps must be >= 0");
     } else if (flag == "--mip-share") {
       options.solve.enhanced.mip_share = parse_number<double>(flag, value());
-      if (!(options.solve.enhanced.mip_share >= 0.0 && options.solve.enhanced.mip_share < 1.0))
-        throw UsageError("--mip-share must lie in [0, 1)");
     } else if (flag == "--prover") {
       try {
         options.solve.enhanced.prover = parse_prover(value());
@@ -215,20 +203,15 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       }
     } else if (flag == "--max-free") {
       options.solve.enhanced.max_free = parse_number<int>(flag, value());
-      if (options.solve.enhanced.max_free < 0) throw UsageError("--max-free must be >= 0");
     } else if (flag == "--node-limit") {
       options.solve.enhanced.node_limit = parse_number<long>(flag, value());
-      if (options.solve.enhanced.node_limit < 0) throw UsageError("--node-limit must be >= 0");
       options.solve.bab.node_limit = options.solve.enhanced.node_limit;
     } else if (flag == "--input-split-dims") {
       options.solve.bab.input_split_dims = parse_number<int>(flag, value());
-      if (options.solve.bab.input_split_dims < 0) throw UsageError("--input-split-dims must be >= 0");
     } else if (flag == "--relu-split-below") {
       options.solve.bab.relu_split_below = parse_number<int>(flag, value());
-      if (options.solve.bab.relu_split_below < 0) throw UsageError("--relu-split-below must be >= 0");
     } else if (flag == "--partitions") {
       options.solve.mip.partitions = parse_number<int>(flag, value());
-      if (options.solve.mip.partitions < 1) throw UsageError("--partitions must be >= 1");
     } else if (flag == "--bounds") {
       try {
         options.solve.mip.bounds.method = parse_bound_method(value());
@@ -241,11 +224,8 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.solve.mip.warm_start = true;
     } else if (flag == "--warm-start-samples") {
       options.solve.mip.warm_start_samples = parse_number<long>(flag, value());
-      if (options.solve.mip.warm_start_samples < 1) throw UsageError("--warm-start-samples must be >= 1");
     } else if (flag == "--cut-frequency") {
       options.solve.mip.cut_frequency = parse_number<int>(flag, value());
-      if (options.solve.mip.cut_frequency == 0 || options.solve.mip.cut_frequency < -1)
-        throw UsageError("--cut-frequency must be -1 (root only) or a number of nodes >= 1");
       if (options.solve.mip.cut_frequency == -1) options.solve.mip.cut_frequency = -99;
     } else if (flag == "--verbose") {
       if (inline_value) throw UsageError("--verbose takes no value");
@@ -276,6 +256,11 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
         (options.solve.method != Method::kSampling && options.solve.method != Method::kEnhanced))
       throw UsageError("--stop-rule applies to solve with --method enhanced or sampling");
     if (!samples_given) options.solve.sampling.samples = std::numeric_limits<long>::max();
+  }
+  try {
+    validate_options(options.solve, options.time_limit);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
   }
   return options;
 }

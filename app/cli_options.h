@@ -1,5 +1,6 @@
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -43,12 +44,12 @@ struct CliOptions {
   std::optional<std::string> values_file;
   bool evt = false;                         // --evt (or --evt-plot): analyse the run's own X_i
   std::optional<std::string> evt_plot_file;
-  double time_limit = -1.0;  // < 0: none
+  double time_limit = std::numeric_limits<double>::infinity();  // seconds from the command's start
   bool quiet = false;
   SolveOptions solve;
 };
 
-// Throws UsageError on unknown flags, missing or malformed values.
+// Throws UsageError on unknown flags, missing or malformed values, and values validate_options refuses.
 CliOptions parse_command_line(const std::vector<std::string>& args);
 
 std::string help_text();

@@ -1,17 +1,26 @@
 // reluopt command-line tool: parse flags -> options -> library -> report (text and JSON).
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
+#include <functional>
+#include <future>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <variant>
 
 #include "cli_options.h"
 #include "evt_command.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
+#include "reluopt/output_file.h"
 #include "reluopt/solve.h"
 #include "report.h"
 #include "solve_evt.h"
@@ -22,8 +31,39 @@ std::atomic<bool> g_stop{false};
 
 extern "C" void on_interrupt(int) {
   g_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills the process at once
+  // A second Ctrl-C or SIGTERM kills the process at once.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 }
+
+// While the model is read and while a run is in the library, Ctrl-C (SIGINT) and SIGTERM (kill, a batch
+// system's time-out) ask it to stop: the run returns its incumbent and the command still prints and writes it.
+// Outside, both act at once; the output files are written atomically, so a kill while writing leaves no partial
+// file.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+  }
+  ~StopOnSignal() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+};
+
+// --time-limit counts from the command's start: what loading the model and the domain took is not given to
+// the search again. Reading a 48 MB ONNX model takes 6 s, 17 s on a loaded machine
+// (bench/results/time_limit_loading.md).
+struct CommandClock {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  // What is left of `limit` seconds (infinite: none), never negative.
+  double remaining(double limit) const { return std::max(0.0, limit - elapsed()); }
+};
 
 // The model, domain and objective a command line names, with the defaults it leaves out.
 struct CliProblem {
@@ -31,6 +71,23 @@ struct CliProblem {
   reluopt::Domain domain;
   reluopt::Objective objective;
 };
+
+// The checks solve() makes of the domain and objective, made here too so that an error names its file.
+void validate_naming_files(const reluopt::cli::CliOptions& options, const reluopt::LoadedModel& model,
+                           const reluopt::Domain& domain, const reluopt::Objective& objective) {
+  const auto in_file = [](const std::optional<std::string>& file, const std::function<void()>& validate) {
+    try {
+      validate();
+    } catch (const reluopt::Error& e) {
+      if (!file) throw;
+      throw reluopt::Error("'" + *file + "': " + e.what());
+    }
+  };
+  const std::optional<std::string> domain_file =
+      options.domain_file ? options.domain_file : model.input_bounds ? std::optional(options.model) : std::nullopt;
+  in_file(domain_file, [&] { domain.validate(model.network.input_dim()); });
+  in_file(options.objective_file, [&] { objective.validate(model.network.output_dim()); });
+}
 
 CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   using namespace reluopt;
@@ -56,23 +113,76 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
     objective = Objective::output(network.output_dim(), 0);
     objective.description += " (default: no --objective given)";
   }
+  validate_naming_files(options, model, domain, objective);
   return CliProblem{std::move(model), std::move(domain), std::move(objective)};
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw reluopt::Error("cannot write the JSON result to '" + path + "'");
+// Reading a model looks at no clock and takes seconds for a large one (6-18 s for 48 MB of ONNX), so it runs on a
+// thread of its own while this one watches the time limit, Ctrl-C and SIGTERM. Returns the problem, or why the
+// command stopped before it was read; then the reader is still running, and the command ends by std::_Exit once
+// its output is out (returning would run the static destructors under the reader's feet).
+std::variant<CliProblem, reluopt::StopReason> load_within_limit(const reluopt::cli::CliOptions& options,
+                                                                const CommandClock& clock) {
+  auto loaded = std::make_shared<std::promise<CliProblem>>();
+  std::future<CliProblem> problem = loaded->get_future();
+  std::thread([loaded, options] {
+    try {
+      loaded->set_value(load_problem(options));
+    } catch (...) {
+      loaded->set_exception(std::current_exception());
+    }
+  }).detach();
+  const StopOnSignal stop_on_signal;
+  while (problem.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+    if (g_stop.load()) return reluopt::StopReason::kInterrupted;
+    if (clock.remaining(options.time_limit) <= 0.0) return reluopt::StopReason::kTimeLimit;
+  }
+  return problem.get();
 }
 
-int run_relax(const reluopt::cli::CliOptions& options) {
+std::string not_read_text(reluopt::StopReason reason) {
+  return reason == reluopt::StopReason::kInterrupted ? "not read: interrupted while reading the model"
+                                                     : "not read: the time limit ran out while reading the model";
+}
+
+// solve's report when the model was not read in time: no point, the reason, the JSON and values files.
+[[noreturn]] void report_unread(const reluopt::cli::CliOptions& options, reluopt::StopReason reason,
+                                const CommandClock& clock) {
   using namespace reluopt;
-  const CliProblem problem = load_problem(options);
+  SolveResult result;
+  result.method = method_name(options.solve.method);
+  result.stopped_by = reason;
+  result.seed = options.solve.seed;
+  result.threads = options.solve.threads > 0 ? options.solve.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const RunInfo info{options.model, "not read", "not read", {}, clock.elapsed()};
+  std::cout << cli::summary_text(result, info, not_read_text(reason)) << std::flush;
+  int code = 0;
+  try {
+    if (options.json_file) write_output_file(*options.json_file, result_to_json(result, info), "the JSON result");
+    if (options.values_file) write_values_csv(result, *options.values_file);
+  } catch (const Error& e) {
+    std::cerr << "reluopt: error: " << e.what() << "\n";
+    code = 1;
+  }
+  std::cerr << std::flush;
+  std::_Exit(code);
+}
+
+int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock) {
+  using namespace reluopt;
+  std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) {
+    std::cerr << "reluopt: error: '" << options.model << "' " << not_read_text(*reason) << "\n" << std::flush;
+    std::_Exit(1);
+  }
+  const CliProblem& problem = std::get<CliProblem>(loaded);
   RunControl control;
-  if (options.time_limit >= 0.0) control.time_limit = options.time_limit;
+  control.time_limit = clock.remaining(options.time_limit);
   control.stop = &g_stop;
-  std::signal(SIGINT, on_interrupt);
-  const RelaxationReport report = relax(problem.model.network, problem.domain, problem.objective, options.solve, control);
-  std::signal(SIGINT, SIG_DFL);
+  const RelaxationReport report = [&] {
+    const StopOnSignal stop_on_signal;
+    return relax(problem.model.network, problem.domain, problem.objective, options.solve, control);
+  }();
   std::printf("reluopt %s, LP relaxation of the %s formulation\n", RELUOPT_VERSION, report.formulation.c_str());
   std::printf("  model       %s (%s)\n", options.model.c_str(), problem.model.network.describe().c_str());
   std::printf("  domain      %s\n  objective   %s\n", problem.domain.description.c_str(),
@@ -80,19 +190,22 @@ int run_relax(const reluopt::cli::CliOptions& options) {
   std::printf("  bound       %.10g  (root LP relaxation, %s bounds, %d binaries)\n", report.bound,
               report.bound_method.c_str(), report.binaries);
   std::printf("  time        %.3f s for bounds, %.3f s for the LP\n", report.bounds_seconds, report.lp_seconds);
-  if (options.json_file) write_file(*options.json_file, relaxation_to_json(report));
+  if (options.json_file) write_output_file(*options.json_file, relaxation_to_json(report), "the JSON result");
   return 0;
 }
 
-int run_solve(const reluopt::cli::CliOptions& options) {
+int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock) {
   using namespace reluopt;
-  const CliProblem problem = load_problem(options);
+  std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock);
+  const CliProblem& problem = std::get<CliProblem>(loaded);
   const Network& network = problem.model.network;
   const Domain& domain = problem.domain;
   const Objective& objective = problem.objective;
 
   RunControl control;
-  if (options.time_limit >= 0.0) control.time_limit = options.time_limit;
+  const double load_seconds = clock.elapsed();
+  control.time_limit = clock.remaining(options.time_limit);
   control.stop = &g_stop;
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
@@ -101,14 +214,15 @@ int run_solve(const reluopt::cli::CliOptions& options) {
       std::fflush(stderr);
     };
   }
-  std::signal(SIGINT, on_interrupt);
   SolveOptions solve_options = options.solve;
   solve_options.sampling.record_values = options.values_file.has_value() || options.evt;
-  const SolveResult result = solve(network, domain, objective, solve_options, control);
-  std::signal(SIGINT, SIG_DFL);
+  const SolveResult result = [&] {
+    const StopOnSignal stop_on_signal;
+    return solve(network, domain, objective, solve_options, control);
+  }();
   if (show_progress) std::fprintf(stderr, "\r\033[K");
 
-  RunInfo info{options.model, domain.description, objective.description, {}};
+  RunInfo info{options.model, domain.description, objective.description, {}, load_seconds};
   std::cout << cli::summary_text(result, info, problem.model.format + ", " + network.describe());
   cli::SolveEvt evt;
   if (options.evt) {
@@ -117,7 +231,7 @@ int run_solve(const reluopt::cli::CliOptions& options) {
     std::cout << evt.summary;
   }
   std::cout << std::flush;
-  if (options.json_file) write_file(*options.json_file, result_to_json(result, info));
+  if (options.json_file) write_output_file(*options.json_file, result_to_json(result, info), "the JSON result");
   if (options.values_file) write_values_csv(result, *options.values_file);
   if (!evt.plot.empty()) cli::draw_evt_plot(evt.plot, *options.evt_plot_file);
   return 0;
@@ -127,6 +241,7 @@ int run_solve(const reluopt::cli::CliOptions& options) {
 
 int main(int argc, char** argv) {
   using namespace reluopt;
+  const CommandClock clock;
   try {
     // evt has its own flags (see app/evt_command.cc).
     if (argc >= 2 && std::string(argv[1]) == "evt")
@@ -135,8 +250,8 @@ int main(int argc, char** argv) {
     switch (options.command) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;
       case cli::Command::kVersion: std::cout << "reluopt " << RELUOPT_VERSION << "\n"; return 0;
-      case cli::Command::kSolve: return run_solve(options);
-      case cli::Command::kRelax: return run_relax(options);
+      case cli::Command::kSolve: return run_solve(options, clock);
+      case cli::Command::kRelax: return run_relax(options, clock);
     }
   } catch (const cli::UsageError& e) {
     std::cerr << "reluopt: " << e.what() << "\n";

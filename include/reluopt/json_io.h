@@ -25,6 +25,7 @@ struct RunInfo {
   std::string objective;  // the objective's description
   // Analyses of the run added to the result under their keys, each a JSON text (e.g. "evt").
   std::vector<std::pair<std::string, std::string>> sections;
+  double load_seconds = 0.0;  // reading the model, domain and objective, before the run's own clock started
 };
 
 // The result as JSON (a contract other tools read; see README). Values are in the user's sense.

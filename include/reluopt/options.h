@@ -117,4 +117,15 @@ struct SolveOptions {
   bool check_proof = false;
 };
 
+// Upper limit on SolveOptions::threads (and BoundOptions::threads): more threads than any machine has cores
+// would only allocate stacks.
+inline constexpr int kMaxThreads = 1024;
+
+// Checks every number of `options` and the time limit for range and finiteness (NaN, infinities, negative
+// counts, shares outside [0, 1), ...), and that the stop rule goes with a sampling method. Throws
+// reluopt::Error in one line naming the field, its command-line flag and the value, e.g.
+// "sampling.samples (--samples) must be >= 1, not 0". solve(), relax() and the command line call it; the
+// time limit is in seconds (infinite: none).
+void validate_options(const SolveOptions& options, double time_limit);
+
 }  // namespace reluopt

@@ -178,6 +178,7 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
                        const SolveOptions& options, const RunControl& control) {
   if (options.method != Method::kMip && options.method != Method::kMipCuts && options.method != Method::kPartition)
     throw Error("relax needs a MIP method (mip, mip-cuts, partition), not " + method_name(options.method));
+  validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
   RelaxationReport report;

@@ -81,21 +81,7 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunControl& control) {
-  if (options.sampling.samples < 0) throw Error("the number of samples must be >= 0");
-  if (options.threads < 0) throw Error("the number of threads must be >= 0");
-  if (options.mip.partitions < 1) throw Error("the number of partitions must be >= 1");
-  if (options.mip.warm_start_samples < 1) throw Error("the number of warm-start samples must be >= 1");
-  if (options.bab.node_limit < 0) throw Error("the node limit must be >= 0");
-  if (options.bab.input_split_dims < 0 || options.bab.relu_split_below < 0)
-    throw Error("the branch-and-bound split settings must be >= 0");
-  if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule) {
-    if (options.method != Method::kSampling && options.method != Method::kEnhanced)
-      throw Error("the stop rule applies to the sampling and enhanced methods only");
-    if (!(rule->eps > 0.0) || !std::isfinite(rule->eps)) throw Error("the stop rule's eps must be a finite number > 0");
-    if (!(rule->delta > 0.0 && rule->delta < 1.0)) throw Error("the stop rule's delta must lie in (0, 1)");
-    if (rule->first_check < 1 || !(rule->growth > 1.0) || !std::isfinite(rule->growth))
-      throw Error("the stop rule's first check must be >= 1 and its growth a finite number > 1");
-  }
+  validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
   // With a time limit, the proof's cross-check gets its share of it.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "reluopt/error.h"
+#include "reluopt/magnitude.h"
 
 namespace reluopt {
 
@@ -20,6 +21,28 @@ Domain Domain::box(Eigen::VectorXd lower, Eigen::VectorXd upper) {
   domain.upper = std::move(upper);
   return domain;
 }
+
+namespace {
+
+// Names the first bound, row entry or right-hand side beyond kMaxMagnitude (indices from 0).
+void check_magnitudes(const Domain& domain) {
+  const auto refuse = [](const std::string& entry, double value) {
+    throw Error("domain " + entry + " = " + magnitude_text(value) + " is beyond " + magnitude_text(kMaxMagnitude) +
+                " in magnitude: no double-precision LP can use it (rescale the inputs; docs/NUMERICS.md)");
+  };
+  for (int i = 0; i < domain.dim(); ++i) {
+    if (std::abs(domain.lower[i]) > kMaxMagnitude) refuse("bound lower[" + std::to_string(i) + "]", domain.lower[i]);
+    if (std::abs(domain.upper[i]) > kMaxMagnitude) refuse("bound upper[" + std::to_string(i) + "]", domain.upper[i]);
+  }
+  for (int r = 0; r < domain.num_rows(); ++r) {
+    for (int j = 0; j < domain.A.cols(); ++j)
+      if (std::abs(domain.A(r, j)) > kMaxMagnitude)
+        refuse("row entry A[" + std::to_string(r) + "][" + std::to_string(j) + "]", domain.A(r, j));
+    if (std::abs(domain.b[r]) > kMaxMagnitude) refuse("right-hand side b[" + std::to_string(r) + "]", domain.b[r]);
+  }
+}
+
+}  // namespace
 
 void Domain::validate(int expected_dim) const {
   if (lower.size() != expected_dim || upper.size() != expected_dim)
@@ -39,6 +62,7 @@ void Domain::validate(int expected_dim) const {
     throw Error("domain dimension mismatch: A has " + std::to_string(A.rows()) + " rows but b has " +
                 std::to_string(b.size()) + " entries");
   if (!A.allFinite() || !b.allFinite()) throw Error("domain rows A x <= b contain a value that is not finite");
+  check_magnitudes(*this);
 }
 
 double Domain::max_violation(const Eigen::VectorXd& x) const {

@@ -1,8 +1,11 @@
 #include "reluopt/network.h"
 
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "reluopt/error.h"
+#include "reluopt/magnitude.h"
 
 namespace reluopt {
 
@@ -37,6 +40,30 @@ int ActivationPattern::num_neurons() const {
   return n;
 }
 
+std::string magnitude_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+namespace {
+
+// Names the first weight or bias beyond kMaxMagnitude by its row and column (from 0, as in W[row][column]).
+void check_magnitudes(const DenseLayer& layer, const std::string& where) {
+  const auto refuse = [&](const std::string& entry, double value) {
+    throw Error(where + " has " + entry + " = " + magnitude_text(value) + ", beyond " + magnitude_text(kMaxMagnitude) +
+                " in magnitude: no double-precision LP can use it (corrupt file or wrong units? docs/NUMERICS.md)");
+  };
+  for (Eigen::Index row = 0; row < layer.weights.rows(); ++row) {
+    for (Eigen::Index column = 0; column < layer.weights.cols(); ++column)
+      if (std::abs(layer.weights(row, column)) > kMaxMagnitude)
+        refuse("weight W[" + std::to_string(row) + "][" + std::to_string(column) + "]", layer.weights(row, column));
+    if (std::abs(layer.bias[row]) > kMaxMagnitude) refuse("bias b[" + std::to_string(row) + "]", layer.bias[row]);
+  }
+}
+
+}  // namespace
+
 Network::Network(std::vector<DenseLayer> layers) : layers_(std::move(layers)) {
   if (layers_.empty()) throw Error("network has no layers");
   for (std::size_t k = 0; k < layers_.size(); ++k) {
@@ -53,6 +80,7 @@ Network::Network(std::vector<DenseLayer> layers) : layers_(std::move(layers)) {
                   " outputs");
     if (!layer.weights.allFinite() || !layer.bias.allFinite())
       throw Error(where + " has a weight or bias that is not finite");
+    check_magnitudes(layer, where);
   }
 }
 

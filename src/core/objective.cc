@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "reluopt/error.h"
+#include "reluopt/magnitude.h"
 
 namespace reluopt {
 
@@ -20,6 +21,13 @@ void Objective::validate(int num_outputs) const {
                 std::to_string(num_outputs) + " outputs (dimension mismatch)");
   if (!weights.allFinite() || !std::isfinite(constant))
     throw Error("objective has a weight or constant that is not finite");
+  const auto refuse = [](const std::string& entry, double value) {
+    throw Error("objective " + entry + " = " + magnitude_text(value) + " is beyond " + magnitude_text(kMaxMagnitude) +
+                " in magnitude: no double-precision LP can use it (scale the weights; docs/NUMERICS.md)");
+  };
+  for (Eigen::Index i = 0; i < weights.size(); ++i)
+    if (std::abs(weights[i]) > kMaxMagnitude) refuse("weight " + std::to_string(i), weights[i]);
+  if (std::abs(constant) > kMaxMagnitude) refuse("constant", constant);
 }
 
 }  // namespace reluopt

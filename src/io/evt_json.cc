@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reluopt/error.h"
+#include "reluopt/output_file.h"
 
 namespace reluopt {
 
@@ -128,8 +129,7 @@ std::string evt_report_to_json(const EvtReport& report) {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw Error("cannot write '" + path + "'");
+  write_output_file(path, text, "the extreme-value report");
 }
 
 }  // namespace reluopt

@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "reluopt/error.h"
+#include "reluopt/output_file.h"
 
 namespace reluopt {
 
@@ -132,6 +134,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["lp_failures"] = result.lp_failures;
   out["stopped_by"] = stop_reason_name(result.stopped_by);
   out["seconds"] = result.seconds;
+  out["load_seconds"] = info.load_seconds;
   out["seed"] = result.seed;
   out["threads"] = result.threads;
   out["version"] = result.version;
@@ -166,12 +169,11 @@ std::string relaxation_to_json(const RelaxationReport& report) {
 }
 
 void write_values_csv(const SolveResult& result, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the sample values to '" + path + "'");
+  std::ostringstream out;
   out << "sample,value\n";
   out.precision(17);
   for (const auto& [index, value] : result.sample_values) out << index << ',' << value << '\n';
-  if (!out) throw Error("cannot write the sample values to '" + path + "'");
+  write_output_file(path, out.str(), "the sample values");
 }
 
 }  // namespace reluopt

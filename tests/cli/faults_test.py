@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Faults around a run of the reluopt command-line tool: output files that cannot be written (exit 1 and one
+line, never silence), output that is complete or absent when the process is killed while writing, SIGTERM
+acting like Ctrl-C, --time-limit counted from the command's start, and numbers too large for an LP refused with
+the value and where it is. No assertion depends on the machine's speed.
+
+Usage: faults_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_test  # noqa: E402
+from cli_test import forward, write_gemm_onnx, xavier_layers  # noqa: E402
+
+BINARY = sys.argv[1]
+
+
+def handles_signal(pid, signum):
+    """True once the process has a handler for `signum` (the SigCgt mask of /proc/PID/status)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except FileNotFoundError:
+        pass
+    return False
+
+
+def wait_for_handler(proc, signum, timeout=60.0):
+    """Waits until the run is inside the library (where the CLI handles the signal), whatever the machine's speed."""
+    end = time.monotonic() + timeout
+    while not handles_signal(proc.pid, signum):
+        if proc.poll() is not None or time.monotonic() > end:
+            raise AssertionError("the run never installed its signal handler")
+        time.sleep(0.01)
+
+
+class Faults(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="reluopt_faults_")
+        cls.addClassCleanup(shutil.rmtree, cls.dir)
+        cls.layers = xavier_layers([6, 16, 16, 1], seed=4)
+        cls.model = os.path.join(cls.dir, "net.onnx")
+        write_gemm_onnx(cls.layers, cls.model)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def json_file(self, name, content):
+        with open(self.path(name), "w") as f:
+            json.dump(content, f)
+        return self.path(name)
+
+    # One line on stderr containing every word, and the exit code.
+    run_tool = cli_test.Cli.run_tool
+    assert_one_error_line = cli_test.Cli.assert_bad_input
+
+    # ---- output that cannot be written: exit 1, one line naming the file ---------------------------------
+    def test_unwritable_outputs_are_errors(self):
+        solve = ["solve", self.model, "--samples", "20", "--quiet"]
+        for target in ("/dev/full", "/proc/version", self.path("missing/dir/result.json")):
+            self.assert_one_error_line([*solve, "--json", target], 1, "cannot write the JSON result", target)
+        self.assert_one_error_line(["solve", self.model, "--samples", "200", "--quiet", "--values-out", "/dev/full"],
+                                   1, "cannot write the sample values", "/dev/full")
+        self.assert_one_error_line(["relax", self.model, "--json", "/dev/full"], 1, "/dev/full", "No space left")
+        with open(self.path("values.csv"), "w") as f:
+            f.write("sample,value\n" + "".join(f"{i},{np.sin(i)}\n" for i in range(200)))
+        self.assert_one_error_line(["evt", self.path("values.csv"), "--json", "/dev/full"], 1, "/dev/full")
+
+    def test_output_replaces_the_file_and_leaves_nothing_else(self):
+        directory = self.path("out")
+        os.makedirs(directory)
+        target = os.path.join(directory, "result.json")
+        link = os.path.join(directory, "link.json")
+        with open(target, "w") as f:
+            f.write("old")
+        os.symlink("result.json", link)
+        old_umask = os.umask(0o022)
+        os.umask(old_umask)
+        proc = self.run_tool("solve", self.model, "--samples", "20", "--quiet", "--json", link)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(os.path.islink(link))  # the link is kept, the file it names replaced
+        with open(target) as f:
+            self.assertEqual(json.load(f)["samples"], 20)
+        self.assertEqual(sorted(os.listdir(directory)), ["link.json", "result.json"])
+        fresh = os.path.join(directory, "fresh.json")
+        proc = self.run_tool("solve", self.model, "--samples", "20", "--quiet", "--json", fresh)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(os.stat(fresh).st_mode & 0o777, 0o666 & ~old_umask)
+
+    def test_killed_while_writing_leaves_no_partial_json(self):
+        # A result with 2000 coordinates (about 40 kB of JSON) over an older complete file: after a SIGKILL at
+        # any moment the file is one of the two complete results. Kill times cover the whole run.
+        layers = xavier_layers([2000, 2, 1], seed=5)
+        model = self.path("wide.onnx")
+        write_gemm_onnx(layers, model)
+        target = self.path("killed.json")
+        command = [BINARY, "solve", model, "--method", "sampling", "--samples", "2", "--threads", "1", "--quiet",
+                   "--json", target]
+        start = time.monotonic()
+        subprocess.run(command, capture_output=True, check=True, timeout=120)
+        duration = time.monotonic() - start
+        rng = random.Random(7)
+        for _ in range(20):
+            proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.5, 1.1) * duration)
+            proc.kill()
+            proc.wait()
+            with open(target) as f:
+                result = json.load(f)  # never a truncated file
+            self.assertEqual(len(result["x"]), 2000)
+        leftovers = [name for name in os.listdir(self.dir) if name.startswith(".killed.json.")]
+        for name in leftovers:  # a kill between creating and renaming leaves the temporary file, never the target
+            os.remove(self.path(name))
+
+    # ---- SIGTERM acts like Ctrl-C ----------------------------------------------------------------------------
+    def test_sigterm_reports_the_incumbent(self):
+        out = self.path("terminated.json")
+        proc = subprocess.Popen([BINARY, "solve", self.model, "--samples", "1000000000", "--json", out, "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_handler(proc, signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, stderr)
+        self.assertIn("interrupted", stdout)
+        with open(out) as f:
+            result = json.load(f)
+        self.assertEqual(result["stopped_by"], "interrupted")
+        if result["status"] != "no_solution":
+            x = np.array(result["x"])
+            self.assertAlmostEqual(result["objective"], float(forward(self.layers, x)[0]), delta=1e-9)
+
+    # ---- the clock starts with the command ----------------------------------------------------------------
+    def test_a_limit_used_up_before_the_run_is_reported(self):
+        out = self.path("no_time.json")
+        proc = self.run_tool("solve", self.model, "--time-limit", "0", "--json", out, "--quiet")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            result = json.load(f)
+        self.assertEqual(result["stopped_by"], "time_limit")
+        self.assertGreaterEqual(result["load_seconds"], 0.0)
+
+    # ---- numbers far from 1 ---------------------------------------------------------------------------------
+    def test_magnitudes_beyond_an_lp_are_refused_with_their_place(self):
+        for exponent in (20, 26):
+            layers = [(w.copy(), b.copy()) for w, b in self.layers]
+            layers[1][0][3, 5] = 10.0 ** exponent
+            model = self.path(f"huge{exponent}.onnx")
+            write_gemm_onnx(layers, model)
+            for method in ("enhanced", "mip"):
+                self.assert_one_error_line(["solve", model, "--method", method], 1, f"huge{exponent}.onnx",
+                                           "layer 2", "W[3][5]", f"1e+{exponent}")
+        objective = self.json_file("huge_objective.json", {"weights": [1e308]})
+        self.assert_one_error_line(["solve", self.model, "--objective", objective, "--method", "mip"], 1,
+                                   "huge_objective.json", "weight 0", "1e+308")
+        domain = self.json_file("huge_box.json", {"lower": [-1e16] * 6, "upper": [1e16] * 6})
+        self.assert_one_error_line(["relax", self.model, "--domain", domain], 1, "huge_box.json", "lower[0]")
+
+    # ---- option values: one line naming the flag and the value ---------------------------------------------
+    def test_bad_numbers_name_flag_and_value(self):
+        cases = [("--samples", "0"), ("--time-limit", "nan"), ("--time-limit", "-2"), ("--threads", "100000"),
+                 ("--gap", "inf"), ("--eps", "-1"), ("--mip-share", "nan"), ("--max-free", "-3"),
+                 ("--node-limit", "-1"), ("--partitions", "-4"), ("--warm-start-samples", "0"),
+                 ("--cut-frequency", "0"), ("--input-split-dims", "-1"), ("--relu-split-below", "-7")]
+        for flag, value in cases:
+            self.assert_one_error_line(["solve", self.model, flag, value], 2, flag, value)
+        self.assert_one_error_line(["solve", self.model, "--stop-rule", "nan,0.05"], 2, "--stop-rule", "nan")
+        self.assert_one_error_line(["solve", self.model, "--stop-rule", "0.1,1.5"], 2, "--stop-rule", "1.5")
+        for method in ("sampling", "enhanced", "bab"):
+            self.assert_one_error_line(["relax", self.model, "--method", method], 2, "relax")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])

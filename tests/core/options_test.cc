@@ -1,0 +1,99 @@
+// validate_options: every number of SolveOptions checked for range and finiteness, in one line naming the
+// field, its flag and the value.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "reluopt/error.h"
+#include "reluopt/options.h"
+
+namespace reluopt {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The message validate_options gives after `change` is applied to the defaults ("" when it accepts them).
+std::string refusal(const std::function<void(SolveOptions&)>& change, double time_limit = kInf) {
+  SolveOptions options;
+  change(options);
+  try {
+    validate_options(options, time_limit);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Options, DefaultsAndBoundaryValuesAreAccepted) {
+  EXPECT_EQ(refusal([](SolveOptions&) {}), "");
+  EXPECT_EQ(refusal([](SolveOptions&) {}, 0.0), "");
+  EXPECT_EQ(refusal([](SolveOptions& o) {
+              o.threads = kMaxThreads;
+              o.enhanced.mip_share = 0.0;
+              o.enhanced.gap = 0.0;
+              o.mip.cut_frequency = -99;
+              o.sampling.samples = 1;
+              o.method = Method::kSampling;
+              o.sampling.stop_rule = StopRuleOptions{.eps = 1e-3};
+            }),
+            "");
+}
+
+TEST(Options, EachBadNumberNamesFieldFlagAndValue) {
+  struct Case {
+    std::function<void(SolveOptions&)> change;
+    std::string field, flag, value;
+  };
+  const std::vector<Case> cases = {
+      {[](SolveOptions& o) { o.threads = -1; }, "threads", "--threads", "-1"},
+      {[](SolveOptions& o) { o.threads = 100000; }, "threads", "--threads", "100000"},
+      {[](SolveOptions& o) { o.sampling.samples = 0; }, "sampling.samples", "--samples", "0"},
+      {[](SolveOptions& o) { o.sampling.hit_and_run_thinning = -1; }, "hit_and_run_thinning", "no flag", "-1"},
+      {[](SolveOptions& o) { o.enhanced.gap = kNan; }, "enhanced.gap", "--gap", "nan"},
+      {[](SolveOptions& o) { o.enhanced.gap = kInf; }, "enhanced.gap", "--gap", "inf"},
+      {[](SolveOptions& o) { o.enhanced.eps = -1e-3; }, "enhanced.eps", "--eps", "-0.001"},
+      {[](SolveOptions& o) { o.enhanced.max_free = -2; }, "enhanced.max_free", "--max-free", "-2"},
+      {[](SolveOptions& o) { o.enhanced.node_limit = -5; }, "enhanced.node_limit", "--node-limit", "-5"},
+      {[](SolveOptions& o) { o.enhanced.mip_share = 1.0; }, "enhanced.mip_share", "--mip-share", "1"},
+      {[](SolveOptions& o) { o.enhanced.mip_share = kNan; }, "enhanced.mip_share", "--mip-share", "nan"},
+      {[](SolveOptions& o) { o.mip.partitions = 0; }, "mip.partitions", "--partitions", "0"},
+      {[](SolveOptions& o) { o.mip.bounds.threads = -3; }, "mip.bounds.threads", "--threads", "-3"},
+      {[](SolveOptions& o) { o.mip.warm_start_samples = 0; }, "warm_start_samples", "--warm-start-samples", "0"},
+      {[](SolveOptions& o) { o.mip.cut_frequency = 0; }, "mip.cut_frequency", "--cut-frequency", "0"},
+      {[](SolveOptions& o) { o.bab.node_limit = -1; }, "bab.node_limit", "--node-limit", "-1"},
+      {[](SolveOptions& o) { o.bab.input_split_dims = -1; }, "bab.input_split_dims", "--input-split-dims", "-1"},
+      {[](SolveOptions& o) { o.bab.relu_split_below = -9; }, "bab.relu_split_below", "--relu-split-below", "-9"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = refusal(c.change);
+    for (const std::string& word : {c.field, c.flag, "not " + c.value})
+      EXPECT_NE(message.find(word), std::string::npos) << "'" << message << "' lacks '" << word << "'";
+  }
+}
+
+TEST(Options, TimeLimitMustBeANumberOfSeconds) {
+  EXPECT_NE(refusal([](SolveOptions&) {}, -1.0).find("--time-limit"), std::string::npos);
+  EXPECT_NE(refusal([](SolveOptions&) {}, kNan).find("not nan"), std::string::npos);
+}
+
+TEST(Options, StopRuleIsCheckedAndGoesWithSampling) {
+  const auto with_rule = [](StopRuleOptions rule, Method method = Method::kEnhanced) {
+    return refusal([=](SolveOptions& o) {
+      o.method = method;
+      o.sampling.stop_rule = rule;
+    });
+  };
+  EXPECT_NE(with_rule({.eps = 0.0}).find("stop_rule.eps"), std::string::npos);
+  EXPECT_NE(with_rule({.eps = kInf}).find("not inf"), std::string::npos);
+  EXPECT_NE(with_rule({.eps = 0.1, .delta = 1.0}).find("stop_rule.delta"), std::string::npos);
+  EXPECT_NE(with_rule({.eps = 0.1, .first_check = 0}).find("first_check"), std::string::npos);
+  EXPECT_NE(with_rule({.eps = 0.1, .growth = 1.0}).find("growth"), std::string::npos);
+  EXPECT_NE(with_rule({.eps = 0.1}, Method::kMip).find("sampling and enhanced"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace reluopt
