@@ -9,6 +9,7 @@
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/problem.h"
+#include "reluopt/scaling.h"
 
 namespace reluopt {
 
@@ -77,6 +78,37 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
   throw Error("unknown method");
 }
 
+// A problem whose numbers are far from 1 (reluopt/scaling.h, docs/NUMERICS.md) runs on its exact power-of-two
+// rescaling; the result is mapped back with a forward pass of the original network at x.
+SolveResult run_checked(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                        const RunControl& control) {
+  // With a time limit, the proof's cross-check gets its share of it.
+  const bool timed_check = options.check_proof && std::isfinite(deadline.remaining());
+  SolveResult result = run_method(problem, options, timed_check ? deadline.share(1.0 - kProofCheckShare) : deadline, control);
+  check_against_run(problem, result);
+  check_proof(problem, options, deadline, result);
+  return result;
+}
+
+SolveResult run_scaled(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                       const RunControl& control) {
+  const ScaledProblem scaled = scale_problem(problem.network, problem.domain, problem.objective);
+  const double sigma = scaled.value_scale;
+  SolveOptions scaled_options = options;
+  if (scaled_options.sampling.stop_rule) scaled_options.sampling.stop_rule->eps /= sigma;
+  RunControl scaled_control = control;
+  if (control.on_progress) {
+    scaled_control.on_progress = [&control, sigma](Progress progress) {
+      if (progress.incumbent) *progress.incumbent *= sigma;
+      if (progress.bound) *progress.bound *= sigma;
+      control.on_progress(progress);
+    };
+  }
+  const Problem scaled_problem = make_problem(scaled.network, scaled.domain, scaled.objective);
+  return unscale_result(run_checked(scaled_problem, scaled_options, deadline, scaled_control), scaled,
+                        problem.network, problem.domain, problem.objective);
+}
+
 }  // namespace
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
@@ -84,11 +116,9 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
   validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
-  // With a time limit, the proof's cross-check gets its share of it.
-  const bool timed_check = options.check_proof && std::isfinite(deadline.remaining());
-  SolveResult result = run_method(problem, options, timed_check ? deadline.share(1.0 - kProofCheckShare) : deadline, control);
-  check_against_run(problem, result);
-  check_proof(problem, options, deadline, result);
+  SolveResult result = needs_scaling(network, problem.domain, problem.objective)
+                           ? run_scaled(problem, options, deadline, control)
+                           : run_checked(problem, options, deadline, control);
   result.seconds = deadline.elapsed();
   return result;
 }
