@@ -105,17 +105,18 @@ int run_solve(const reluopt::cli::CliOptions& options) {
   SolveOptions solve_options = options.solve;
   solve_options.sampling.record_values = options.values_file.has_value() || options.evt;
   const SolveResult result = solve(network, domain, objective, solve_options, control);
-  std::signal(SIGINT, SIG_DFL);
   if (show_progress) std::fprintf(stderr, "\r\033[K");
 
   RunInfo info{options.model, domain.description, objective.description, {}};
   std::cout << cli::summary_text(result, info, problem.model.format + ", " + network.describe());
   cli::SolveEvt evt;
   if (options.evt) {
-    evt = cli::analyse_solve_values(result, objective.sense, options.solve, options.evt_plot_file);
+    evt = cli::analyse_solve_values(result, objective.sense, options.solve, options.evt_plot_file,
+                                    cli::evt_deadline(options.time_limit, result.seconds, &g_stop));
     info.sections.emplace_back("evt", evt.json);
     std::cout << evt.summary;
   }
+  std::signal(SIGINT, SIG_DFL);
   std::cout << std::flush;
   if (options.json_file) write_file(*options.json_file, result_to_json(result, info));
   if (options.values_file) write_values_csv(result, *options.values_file);
