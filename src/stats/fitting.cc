@@ -88,10 +88,12 @@ WeightedSample weigh(const std::vector<double>& values) {
 
 double log_likelihood(const Distribution& d, const WeightedSample& sample) {
   constexpr double kFloor = -690.8;  // log 1e-300
+  const double kLogLargest = std::log(std::numeric_limits<double>::max());  // a density that overflows: the floor
+  const LogDensity log_pdf(d);
   double total = 0.0;
   for (std::size_t i = 0; i < sample.values.size(); ++i) {
-    const double p = pdf(d, sample.values[i]);
-    total += sample.counts[i] * ((p > 0.0 && std::isfinite(p)) ? std::max(std::log(p), kFloor) : kFloor);
+    const double l = log_pdf(sample.values[i]);
+    total += sample.counts[i] * ((std::isfinite(l) && l < kLogLargest) ? std::max(l, kFloor) : kFloor);
   }
   return total;
 }

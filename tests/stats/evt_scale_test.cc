@@ -14,6 +14,7 @@
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
 #include "reluopt/evt_json.h"
+#include "stats/evt_internal.h"
 
 namespace reluopt {
 namespace {
@@ -144,6 +145,35 @@ TEST(EvtMagnitude, StoppingRuleOnValuesNear1e199) {
   expect_relative(scaled.upper, two_660 * plain.upper, 1e-12, "M_up");
   expect_relative(scaled.probability_upper, plain.probability_upper, 1e-9, "probability");
   EXPECT_GE(scaled.estimate, scaled.lower);
+}
+
+// The likelihood's closed-form log-densities are log(pdf) of every family wherever the pdf is positive (at a
+// support end Boost may give 0 where the density's limit is positive, as gamma(1) at 0: no value the fits
+// leave inside the support is there).
+TEST(EvtLogDensity, IsTheLogOfThePdf) {
+  const std::vector<Distribution> all = {
+      {Family::kExponential, {}, 1.0, 2.0},    {Family::kPareto, {2.5}, -1.0, 3.0},
+      {Family::kReversedWeibull, {2.0}, 5.0, 2.0}, {Family::kReversedWeibull, {1.0}, 5.0, 2.0},
+      {Family::kStudentT, {4.0}, 1.0, 2.0},    {Family::kF, {5.0, 12.0}, 0.5, 2.0},
+      {Family::kF, {2.0, 3.0}, 0.5, 2.0},      {Family::kGenExtreme, {-0.3}, 1.0, 2.0},
+      {Family::kGenExtreme, {0.25}, 1.0, 2.0}, {Family::kGenExtreme, {0.0}, 1.0, 2.0},
+      {Family::kBeta, {2.0, 3.0}, -1.0, 4.0},  {Family::kBeta, {1.0, 1.0}, -1.0, 4.0},
+      {Family::kGamma, {2.5}, 1.0, 2.0},       {Family::kGamma, {1.0}, 1.0, 2.0},
+      {Family::kLognormal, {0.6}, 1.0, 2.0},   {Family::kNormal, {}, 1.0, 2.0},
+      {Family::kUniform, {}, 1.0, 2.0}};
+  for (const Distribution& d : all) {
+    const detail::LogDensity log_pdf(d);
+    for (double p : {0.0, 1e-6, 0.01, 0.3, 0.5, 0.9, 0.999, 1.0}) {
+      const double x = quantile(d, p), density = pdf(d, x);
+      const std::string where = family_name(d.family) + " at p=" + std::to_string(p);
+      if (density > 0.0 && std::isfinite(density)) {
+        EXPECT_NEAR(log_pdf(x), std::log(density), 1e-9 * (1.0 + std::abs(std::log(density)))) << where;
+      } else if (p > 0.0 && p < 1.0) {
+        EXPECT_LT(log_pdf(x), -690.0) << where;
+      }
+    }
+    EXPECT_EQ(log_pdf(std::nan("")), -std::numeric_limits<double>::infinity());
+  }
 }
 
 // ---- deadline and stop request -------------------------------------------------------------------------------
