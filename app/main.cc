@@ -92,7 +92,7 @@ int run_solve(const reluopt::cli::CliOptions& options) {
   const Objective& objective = problem.objective;
 
   RunControl control;
-  if (options.time_limit >= 0.0) control.time_limit = options.time_limit;
+  if (options.time_limit >= 0.0) control.time_limit = cli::solve_time_limit(options.time_limit, options.evt);
   control.stop = &g_stop;
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO);
   if (show_progress) {

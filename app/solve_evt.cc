@@ -28,6 +28,8 @@ json finite_or_null(double value) { return std::isfinite(value) ? json(value) : 
 
 }  // namespace
 
+double solve_time_limit(double time_limit, bool evt) { return evt ? (1.0 - kEvtShare) * time_limit : time_limit; }
+
 Deadline evt_deadline(double time_limit, double seconds_used, const std::atomic<bool>* stop) {
   if (stop != nullptr && stop->load()) return Deadline(kEvtGraceSeconds, nullptr);
   const double left = time_limit >= 0.0 ? time_limit - seconds_used : std::numeric_limits<double>::infinity();
