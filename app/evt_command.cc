@@ -247,6 +247,8 @@ void draw_evt_plot(const std::string& script, const std::string& png) {
   std::error_code error;
   if (!directory.empty() && !fs::is_directory(directory, error))
     throw Error("cannot draw '" + png + "': the directory '" + directory.string() + "' does not exist");
+  if (fs::exists(png, error) && !fs::is_regular_file(png, error))
+    throw Error("cannot draw '" + png + "': it is not a regular file");
   if (!on_path("gnuplot"))
     throw Error("cannot draw '" + png + "': gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
   // gnuplot reading a pipe carries on after an error: a PNG that cannot be opened would go to its stdout. Its

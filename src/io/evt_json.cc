@@ -28,13 +28,14 @@ std::string_view trim(std::string_view text) {
   return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
 }
 
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> fields;
+// The comma-separated fields of a line, trimmed, into `fields` (reused from line to line).
+void split(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
     fields.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-    if (comma == std::string_view::npos) return fields;
+    if (comma == std::string_view::npos) return;
     start = comma + 1;
   }
 }
@@ -42,7 +43,8 @@ std::vector<std::string_view> split(std::string_view line) {
 // Text from a file, for an error message: printable ASCII as is, other bytes as \xNN, at most 40 characters.
 std::string printable(std::string_view text) {
   std::string out;
-  for (std::size_t i = 0; i < text.size() && out.size() < 40; ++i) {
+  std::size_t i = 0;
+  for (; i < text.size() && out.size() < 40; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c < 0x7f) {
       out += static_cast<char>(c);
@@ -52,7 +54,7 @@ std::string printable(std::string_view text) {
       out += hex;
     }
   }
-  return text.size() > out.size() ? out + "..." : out;
+  return i < text.size() ? out + "..." : out;
 }
 
 // A number as from_chars reads it, with an optional leading '+'; nullopt when the whole text is not one.
@@ -111,11 +113,12 @@ std::vector<double> read_values_csv(const std::string& path, const std::function
   std::optional<std::size_t> fields_per_line;
   std::size_t column = 0;
   std::vector<double> values;
+  std::vector<std::string_view> fields;
   for_each_line(in, path, [&](std::string_view line, std::size_t number) {
     if (number == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // a UTF-8 byte order mark
     if (trim(line).empty()) return;
-    const std::vector<std::string_view> fields = split(line);
-    const std::string where = "line " + std::to_string(number) + " of '" + path + "'";
+    split(line, fields);
+    const auto where = [&] { return "line " + std::to_string(number) + " of '" + path + "'"; };
     if (!fields_per_line) {
       fields_per_line = fields.size();
       if (fields.size() == 1 && parse_number(fields[0])) {
@@ -129,11 +132,11 @@ std::vector<double> read_values_csv(const std::string& path, const std::function
       }
     }
     if (fields.size() != *fields_per_line)
-      throw Error(where + " has " + std::to_string(fields.size()) + " fields, the first line " +
+      throw Error(where() + " has " + std::to_string(fields.size()) + " fields, the first line " +
                   std::to_string(*fields_per_line));
     const std::optional<double> value = parse_number(fields[column]);
-    if (!value) throw Error(where + ": '" + printable(fields[column]) + "' is not a number");
-    if (!std::isfinite(*value)) throw Error(where + ": the value is not finite");
+    if (!value) throw Error(where() + ": '" + printable(fields[column]) + "' is not a number");
+    if (!std::isfinite(*value)) throw Error(where() + ": the value is not finite");
     values.push_back(*value);
     if (on_lines && values.size() % (1 << 16) == 0) on_lines(values.size());
   });
