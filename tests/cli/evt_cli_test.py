@@ -103,6 +103,17 @@ class EvtCli(unittest.TestCase):
         self.assertGreaterEqual(result["evt"]["optimum"]["estimate"], result["objective"])
 
     # ---- time limit and Ctrl-C ----------------------------------------------------------------------
+    def test_time_limit_ends_a_stop_rule_run_on_outputs_near_1e199(self):
+        out = self.path("limited_run.json")
+        proc = self.run_tool("solve", self.model, "--objective", self.big_objective(1e199), "--method", "sampling",
+                             "--samples", "100000000", "--stop-rule", "1e150,0.05", "--time-limit", "1",
+                             "--threads", "2", "--quiet", "--json", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as f:
+            result = json.load(f)
+        self.assertEqual(result["stopped_by"], "time_limit")
+        self.assertGreater(result["stop_rule"]["checks"], 0)
+
     def test_evt_time_limit(self):
         proc = self.run_tool("evt", self.values_csv("limited.csv", self.values), "--time-limit", "0")
         self.assert_one_error_line(proc, "limited.csv", "time limit")
