@@ -42,12 +42,14 @@ namespace {
 std::optional<double> moment_on_top(const std::vector<double>& top, double smallest) {
   if (top.size() < 3) return std::nullopt;
   const std::size_t k = top.size() - 1;
-  const double threshold = top[k] - smallest;
+  // Excesses of values whose range overflows are taken halved: the estimator reads only their ratios.
+  const double h = std::isfinite(top[0] - smallest) ? 1.0 : 0.5;
+  const double threshold = h * top[k] - h * smallest;
   if (!(threshold > 0.0)) return std::nullopt;
   const double log_threshold = std::log(threshold);
   double m1 = 0.0, m2 = 0.0;
   for (std::size_t i = 0; i < k; ++i) {
-    const double d = std::log(top[i] - smallest) - log_threshold;
+    const double d = std::log(h * top[i] - h * smallest) - log_threshold;
     m1 += d;
     m2 += d * d;
   }

@@ -103,6 +103,7 @@ TEST(EvtMagnitude, ValuesSpanningTheWholeDoubleRange) {
   EXPECT_TRUE(std::isfinite(r.sample_complexity.eps));
   ASSERT_TRUE(r.moment.gamma);
   EXPECT_NEAR(*r.moment.gamma, *moment_estimator(draw(kBeta23, 500, 32), r.moment.k), 1e-9);
+  EXPECT_NEAR(*moment_estimator(values, r.moment.k), *r.moment.gamma, 1e-9);
 }
 
 // The fit mapped back is the fit of the values themselves: its log-likelihood is that of the values under it,
