@@ -46,8 +46,9 @@ struct Standardized {
   double min = 0.0;  // of x
   double max = 0.0;
 };
-// Throws reluopt::Error (check_values) unless there are min_count finite values, not all equal.
-Standardized standardize(const std::vector<double>& values, std::size_t min_count);
+// Throws reluopt::Error (check_values) unless there are min_count finite values, not all equal; Stopped when the
+// deadline expires (the sort looks at it between blocks of 2^20 values).
+Standardized standardize(const std::vector<double>& values, std::size_t min_count, const Deadline& deadline = {});
 // Histogram (numpy 'auto') of ascending values.
 Histogram histogram_of_sorted(const std::vector<double>& sorted);
 Histogram histogram_to_x(const Histogram& h, const Units& units);

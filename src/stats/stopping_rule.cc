@@ -93,9 +93,10 @@ StoppingDecision stopping_rule(const std::vector<double>& values, double eps, do
     if (!std::isfinite(v)) throw Error("stopping rule: a value is not a finite number");
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   if (!(*hi > *lo)) return StoppingDecision{};
-  const detail::Standardized z = detail::standardize(values, 3);
+  detail::Standardized z;
   StoppingDecision decision;
   try {
+    z = detail::standardize(values, 3, deadline);
     decision = decide(z, z.units.length_to_u(eps), delta, options, deadline);
   } catch (const detail::Stopped&) {
     return StoppingDecision{};
