@@ -167,6 +167,9 @@ def main():
                 f"of the runs (their range when more than one), median CPU time, peak memory; "
                 f"`--threads {args.threads}`, "
                 "`nice -n 10`. Values: beta(2, 3) draws, seed 2026, as `solve --values-out` writes them.\n\n")
+        if args.keep:
+            f.write(f"The runs of {', '.join(args.keep)} are kept (`--keep`) from an earlier run of the script on the "
+                    "same files and machine, at another time and load.\n\n")
         f.write("| case | " + " | ".join(f"{name} (`{path}`)" for name, path in binaries) + " |\n")
         f.write("|---|" + "---|" * len(binaries) + "\n")
         for row in results:
