@@ -89,7 +89,11 @@ Options of solve:
   --mip-share F        enhanced, with --time-limit: Algorithm 2 gets at most the first 1 - F of the run, the
                        prover the rest, from the best point (until the limit or a proof); 0: Algorithm 2
                        alone                                                   [0.25]
-  --prover P           enhanced, with --time-limit: bab | mip (the big-M MIP on CBC)   [bab]
+  --prover P           enhanced, with --time-limit: bab | mip (the big-M MIP on CBC) | both (bab and the
+                       MIP at once, each on half of the threads; the first proof ends both)   [bab]
+  --check-proof        before reporting a bound, search for a point beyond it: Algorithm 2's local search
+                       from the reported point and 100 samples from seed + 1 (with --time-limit, in the
+                       last 10% of it); a point found beyond the bound withdraws it (solver_failure)
   --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500);
                        bab: nodes of the search (0: no limit)                  [0]
   --input-split-dims D bab: split input coordinates only when d <= D            [10]
@@ -234,6 +238,8 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.values_file = value();
     } else if (flag == "--json") {
       options.json_file = value();
+    } else if (flag == "--check-proof") {
+      options.solve.check_proof = true;
     } else if (flag == "--quiet" || flag == "-q") {
       if (inline_value) throw UsageError("--quiet takes no value");
       options.quiet = true;

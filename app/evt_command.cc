@@ -4,13 +4,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -31,6 +35,62 @@ struct EvtCommandOptions {
   std::optional<double> eps;
   double delta = 0.05;
   int threads = 0;
+  double time_limit = std::numeric_limits<double>::infinity();
+  bool quiet = false;
+};
+
+// Set by the first Ctrl-C (or SIGTERM); a second Ctrl-C kills the process at once.
+std::atomic<bool> g_evt_stop{false};
+
+extern "C" void on_evt_signal(int signal) {
+  g_evt_stop.store(true);
+  std::signal(signal, SIG_DFL);
+}
+
+// The signal handlers of a run, restored when it ends.
+class StopOnSignals {
+ public:
+  StopOnSignals() : int_(std::signal(SIGINT, on_evt_signal)), term_(std::signal(SIGTERM, on_evt_signal)) {}
+  ~StopOnSignals() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  void (*int_)(int);
+  void (*term_)(int);
+};
+
+// One progress line on stderr (a terminal only), rewritten at most every 0.5 s and when the stage changes.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool shown) : shown_(shown) {}
+  ~ProgressLine() { clear(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void show(const std::string& stage, const std::string& detail = "") {
+    const double now = clock_.elapsed();
+    if (!shown_ || (stage == stage_ && now < next_)) return;
+    stage_ = stage;
+    next_ = now + 0.5;
+    std::fprintf(stderr, "\r[%7.1fs] evt: %s%s\033[K", now, stage.c_str(), detail.c_str());
+    std::fflush(stderr);
+    written_ = true;
+  }
+  void clear() {
+    if (written_) std::fprintf(stderr, "\r\033[K");
+    written_ = false;
+  }
+
+ private:
+  bool shown_;
+  bool written_ = false;
+  Deadline clock_;
+  std::string stage_;
+  double next_ = 0.0;
 };
 
 double parse_double(const std::string& flag, const std::string& text) {
@@ -59,6 +119,13 @@ EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
     } else if (flag == "--delta") {
       options.delta = parse_double(flag, value());
       if (!(options.delta > 0.0 && options.delta < 1.0)) throw UsageError("--delta must lie strictly between 0 and 1");
+    } else if (flag == "--time-limit") {
+      options.time_limit = parse_double(flag, value());
+      if (!(options.time_limit >= 0.0) || !std::isfinite(options.time_limit))
+        throw UsageError("--time-limit must be a finite number of seconds >= 0");
+    } else if (flag == "--quiet" || flag == "-q") {
+      if (reader.has_inline_value()) throw UsageError(flag + " takes no value");
+      options.quiet = true;
     } else if (flag == "--threads") {
       const double threads = parse_double(flag, value());
       if (!(threads >= 1.0 && threads <= 1024.0) || threads != std::floor(threads))
@@ -142,20 +209,64 @@ std::string summary_text(const EvtReport& r, const std::string& path, bool eps_i
 
 }  // namespace
 
+namespace {
+
+// The first non-blank line of a file (gnuplot's first message), or "".
+std::string first_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos) return line.substr(line.find_first_not_of(" \t\r"));
+  return "";
+}
+
+// A temporary file for gnuplot's messages, removed when it goes out of scope.
+class TemporaryFile {
+ public:
+  TemporaryFile() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "reluopt-gnuplot-XXXXXX").string();
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) throw Error("cannot create a temporary file for gnuplot's messages");
+    close(fd);
+    path_ = pattern;
+  }
+  ~TemporaryFile() { std::remove(path_.c_str()); }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
 void draw_evt_plot(const std::string& script, const std::string& png) {
+  namespace fs = std::filesystem;
+  const fs::path directory = fs::path(png).parent_path();
+  std::error_code error;
+  if (!directory.empty() && !fs::is_directory(directory, error))
+    throw Error("cannot draw '" + png + "': the directory '" + directory.string() + "' does not exist");
+  if (fs::exists(png, error) && !fs::is_regular_file(png, error))
+    throw Error("cannot draw '" + png + "': it is not a regular file");
   if (!on_path("gnuplot"))
     throw Error("cannot draw '" + png + "': gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
-  // gnuplot reading a pipe carries on after an error: a PNG that cannot be opened would go to its stdout.
-  FILE* pipe = popen("gnuplot >/dev/null", "w");
+  // gnuplot reading a pipe carries on after an error: a PNG that cannot be opened would go to its stdout. Its
+  // messages go to a file, so that a failure is one line of ours naming its first message.
+  const TemporaryFile messages;
+  FILE* pipe = popen(("gnuplot >/dev/null 2>'" + messages.path() + "'").c_str(), "w");
   if (!pipe) throw Error("cannot start gnuplot to draw '" + png + "'");
   // A gnuplot that exits early must not kill us with SIGPIPE; its exit status reports the failure.
   void (*previous)(int) = std::signal(SIGPIPE, SIG_IGN);
   std::fwrite(script.data(), 1, script.size(), pipe);
   const int status = pclose(pipe);
   std::signal(SIGPIPE, previous);
-  std::error_code ignored;
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::filesystem::file_size(png, ignored) == 0)
-    throw Error("gnuplot failed to draw '" + png + "' (its message is above)");
+  const bool drawn = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+                     fs::is_regular_file(png, error) && fs::file_size(png, error) > 0 && !error;
+  if (!drawn) {
+    const std::string why = first_line_of(messages.path());
+    throw Error("gnuplot failed to draw '" + png + "'" + (why.empty() ? "" : ": " + why));
+  }
 }
 
 std::string evt_help_text() {
@@ -163,9 +274,11 @@ std::string evt_help_text() {
 
 Usage:
   reluopt evt VALUES.csv [--json FILE] [--plot FILE.png] [--eps E] [--delta D] [--threads T]
+                         [--time-limit S] [--quiet]
 
-VALUES.csv is what 'reluopt solve ... --values-out VALUES.csv' writes (header "sample,value"). The analysis
-is of the right tail (maxima): for a minimization, negate the values first.
+VALUES.csv is what 'reluopt solve ... --values-out VALUES.csv' writes (header "sample,value"), or a plain
+column of numbers, one per line. The analysis is of the right tail (maxima): for a minimization, negate the
+values first. Values of any finite magnitude are analysed in standard units (x - min) / (max - min).
   Fits exponential, Pareto, reversed Weibull, Student t, F, GEV, beta, gamma, lognormal, normal and uniform
   distributions by maximum likelihood and ranks them by RSS against the histogram; reports the top three,
   the extreme value index gamma (closed form of the best fit, and the moment estimator with a bootstrap
@@ -176,6 +289,8 @@ is of the right tail (maxima): for a minimization, negate the values first.
   --eps E         distance to the maximum for N(eps, delta)         [1% of the range of the values]
   --delta D       failure probability for N(eps, delta)             [0.05]
   --threads T     fit the families on T threads (the results do not depend on it)   [all cores]
+  --time-limit S  stop with an error after S seconds (Ctrl-C stops it too)           [none]
+  --quiet, -q     no progress line on stderr (shown only on a terminal)
 )";
 }
 
@@ -185,18 +300,30 @@ int run_evt_command(const std::vector<std::string>& args) {
     std::cout << evt_help_text();
     return 0;
   }
-  const std::vector<double> values = read_values_csv(options.values_file);
+  g_evt_stop.store(false);
+  const StopOnSignals signals;
+  const Deadline deadline(options.time_limit, &g_evt_stop);
+  ProgressLine progress(!options.quiet && isatty(STDERR_FILENO));
+  const std::string& path = options.values_file;
+  const std::vector<double> values = read_values_csv(path, [&](std::size_t read) {
+    if (deadline.expired())
+      throw Error("'" + path + "': " + (deadline.interrupted() ? "interrupted" : "the time limit ended") +
+                  " while reading the values");
+    progress.show("reading values", ": " + std::to_string(read));
+  });
   EvtOptions evt;
   evt.eps = options.eps;
   evt.delta = options.delta;
   evt.threads = options.threads;
+  evt.on_stage = [&](const std::string& stage) { progress.show(stage); };
   EvtReport report;
   try {
-    report = analyse_extremes(values, evt);
+    report = analyse_extremes(values, evt, deadline);
   } catch (const Error& e) {
-    throw Error("'" + options.values_file + "': " + e.what());
+    throw Error("'" + path + "': " + e.what());
   }
-  std::cout << summary_text(report, options.values_file, !options.eps) << std::flush;
+  progress.clear();
+  std::cout << summary_text(report, path, !options.eps) << std::flush;
   if (options.json_file) write_text_file(*options.json_file, evt_report_to_json(report));
   if (options.plot_file) draw_evt_plot(evt_plot_script(report, *options.plot_file), *options.plot_file);
   return 0;

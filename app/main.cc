@@ -205,7 +205,7 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
 
   RunControl control;
   const double load_seconds = clock.elapsed();
-  control.time_limit = clock.remaining(options.time_limit);
+  control.time_limit = cli::solve_time_limit(clock.remaining(options.time_limit), options.evt);
   control.stop = &g_stop;
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
@@ -216,17 +216,17 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   }
   SolveOptions solve_options = options.solve;
   solve_options.sampling.record_values = options.values_file.has_value() || options.evt;
-  const SolveResult result = [&] {
-    const StopOnSignal stop_on_signal;
-    return solve(network, domain, objective, solve_options, control);
-  }();
+  // Ctrl-C and SIGTERM stop the run and the extreme-value analysis after it.
+  const StopOnSignal stop_on_signal;
+  const SolveResult result = solve(network, domain, objective, solve_options, control);
   if (show_progress) std::fprintf(stderr, "\r\033[K");
 
   RunInfo info{options.model, domain.description, objective.description, {}, load_seconds};
   std::cout << cli::summary_text(result, info, problem.model.format + ", " + network.describe());
   cli::SolveEvt evt;
   if (options.evt) {
-    evt = cli::analyse_solve_values(result, objective.sense, options.solve, options.evt_plot_file);
+    evt = cli::analyse_solve_values(result, objective.sense, options.solve, options.evt_plot_file,
+                                    cli::evt_deadline(clock.remaining(options.time_limit), 0.0, &g_stop));
     info.sections.emplace_back("evt", evt.json);
     std::cout << evt.summary;
   }
@@ -239,9 +239,8 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_command(int argc, char** argv, const CommandClock& clock) {
   using namespace reluopt;
-  const CommandClock clock;
   try {
     // evt has its own flags (see app/evt_command.cc).
     if (argc >= 2 && std::string(argv[1]) == "evt")
@@ -267,4 +266,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  const CommandClock clock;
+  const int code = run_command(argc, argv, clock);
+  // A MIP solver thread left behind at the time limit may still run: no static destructor may run under it.
+  if (reluopt::abandoned_solver_threads() > 0) {
+    std::cout.flush();
+    std::fflush(nullptr);
+    std::quick_exit(code);
+  }
+  return code;
 }

@@ -63,6 +63,10 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   }
   if (result.prover == "bab")
     out << "  prover      bab: " << result.nodes << " nodes (bound propagation, node LPs)\n";
+  if (result.prover == "both")
+    out << "  prover      both: bab and the big-M MIP on CBC, " << result.nodes << " nodes in all\n";
+  if (!result.solver_failure.empty()) out << "  FAILURE     " << result.solver_failure << "\n";
+  if (!result.proof_check.empty()) out << "  check       " << result.proof_check << "\n";
   if (result.samples > 0 || result.method == "sampling" || result.method == "enhanced") {
     out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
         << " duplicate patterns skipped";

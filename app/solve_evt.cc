@@ -1,7 +1,9 @@
 #include "solve_evt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,8 +28,16 @@ json finite_or_null(double value) { return std::isfinite(value) ? json(value) : 
 
 }  // namespace
 
+double solve_time_limit(double time_limit, bool evt) { return evt ? (1.0 - kEvtShare) * time_limit : time_limit; }
+
+Deadline evt_deadline(double time_limit, double seconds_used, const std::atomic<bool>* stop) {
+  if (stop != nullptr && stop->load()) return Deadline(kEvtGraceSeconds, nullptr);
+  const double left = time_limit >= 0.0 ? time_limit - seconds_used : std::numeric_limits<double>::infinity();
+  return Deadline(std::max(left, kEvtGraceSeconds), stop);
+}
+
 SolveEvt analyse_solve_values(const SolveResult& result, Sense sense, const SolveOptions& options,
-                              const std::optional<std::string>& plot_file) {
+                              const std::optional<std::string>& plot_file, const Deadline& deadline) {
   const bool minimize = sense == Sense::kMinimize;
   const double sign = minimize ? -1.0 : 1.0;
   std::vector<double> values;
@@ -43,7 +53,7 @@ SolveEvt analyse_solve_values(const SolveResult& result, Sense sense, const Solv
   }
   EvtReport report;
   try {
-    report = analyse_extremes(values, evt);
+    report = analyse_extremes(values, evt, deadline);
   } catch (const Error& e) {
     json section = {{"error", e.what()}, {"n", values.size()}};
     section.update(about);

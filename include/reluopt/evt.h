@@ -3,14 +3,21 @@
 // Extreme-value analysis of the values X_i that sampling reaches (MATH.md section 8, the paper's Theorem 3.2
 // and Appendices A-B). Everything here analyses the RIGHT tail (maxima): for a minimization, negate the values.
 // Pure functions over std::vector<double>; bad input (too few values, non-finite or all-equal values) throws
-// reluopt::Error.
+// reluopt::Error. Values of any finite magnitude: the analyses run in standard units u = (x - min) / (max - min)
+// and map their results back (a fit's location and scale, the endpoint, the histogram), so they equal those on
+// x itself wherever x's own arithmetic is exact enough. Functions that take a Deadline stop when it expires or
+// its stop request is set, within a fraction of a second, by throwing reluopt::Error (stopping_rule: no
+// decision instead).
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "reluopt/run_control.h"
 
 namespace reluopt {
 
@@ -86,14 +93,14 @@ struct Fit {
 // F dfn >= 2), where the likelihood is bounded; below it the likelihood is unbounded as the end approaches the
 // extreme value (Smith 1985), and a fit at that bound means the data pile up at the end.
 // Throws reluopt::Error on fewer than 3 values, non-finite or all-equal values, or when the fit fails.
-Fit fit_distribution(Family family, const std::vector<double>& values);
+Fit fit_distribution(Family family, const std::vector<double>& values, const Deadline& deadline = {});
 // Fits every family that can be fitted (in parallel on all cores), best first; families whose fit fails are
 // left out. Order: by RSS, as distfit, except that the fits whose RSS exceeds the lowest by at most
 // rss_tie_band * noise_rss (the histogram cannot tell them apart) come first in order of AIC = 2 p - 2 l
 // (p parameters, l the log-likelihood). rss_tie_band = 0 is distfit's order.
 inline constexpr double kRssTieBand = 0.5;
 std::vector<Fit> fit_and_rank(const std::vector<double>& values, const std::vector<Family>& families = all_families(),
-                              double rss_tie_band = kRssTieBand);
+                              double rss_tie_band = kRssTieBand, const Deadline& deadline = {});
 
 // The moment (Dekkers-Einmahl-de Haan) estimator of gamma on the top k order statistics of the excesses over
 // the sample minimum (location invariant: the PORT variant with q = 0). nullopt when undefined (the top k + 1
@@ -107,9 +114,10 @@ struct MomentEstimate {
   std::optional<std::pair<double, double>> ci;  // bootstrap percentile interval
   std::size_t k = 0;
 };
-// The estimator with a percentile interval from `resamples` nonparametric bootstrap resamples (same k).
+// The estimator with a percentile interval from `resamples` nonparametric bootstrap resamples (same k), each
+// drawn as the order statistics the estimator reads (O(k) per resample; src/stats/tail_index.cc).
 MomentEstimate moment_estimate(const std::vector<double>& values, std::size_t k, int resamples, double confidence,
-                               std::uint64_t seed);
+                               std::uint64_t seed, const Deadline& deadline = {});
 
 // Samples so that the best value is within eps of the right endpoint M with probability >= 1 - delta:
 //   tail:        ln(1/delta) / (1 - F(M - eps)), F the fitted distribution, M its finite endpoint;
@@ -129,6 +137,9 @@ struct EvtOptions {
   int bootstrap_resamples = 200;  // of the moment estimator's interval
   std::uint64_t seed = 1;         // of those resamples
   int threads = 0;             // the families are fitted in parallel; 0: all cores. Results do not depend on it.
+  // Called from the calling thread as each stage begins ("sorting", "fitting 11 families", ...), for a
+  // progress line.
+  std::function<void(const std::string& stage)> on_stage;
 };
 
 // The estimated right endpoint M of the best fit, with its profile-likelihood (likelihood-ratio) interval
@@ -170,9 +181,11 @@ struct EvtReport {
 };
 
 // The whole analysis. Throws reluopt::Error on fewer than kMinEvtValues values, non-finite or all-equal values,
-// eps <= 0, delta outside (0, 1).
+// eps <= 0, delta outside (0, 1), and when the deadline expires or its stop request is set first. Its cost is one
+// sort of the values and O(n) passes; the likelihoods run on at most 10,000 weighted points whatever n.
 inline constexpr std::size_t kMinEvtValues = 30;
-EvtReport analyse_extremes(const std::vector<double>& values, const EvtOptions& options = {});
+EvtReport analyse_extremes(const std::vector<double>& values, const EvtOptions& options = {},
+                           const Deadline& deadline = {});
 
 // A stopping rule for a sampling run: is the best value so far within eps of the true maximum M with
 // probability >= 1 - delta? Cheap enough to call every few hundred samples (it refits only the finite-endpoint
@@ -207,8 +220,10 @@ struct StoppingDecision {
   double n_required = 0.0;
 };
 
+// When the deadline expires or its stop request is set during the check, the decision is "no decision"
+// (fitted = false, stop = false), within a fraction of a second.
 StoppingDecision stopping_rule(const std::vector<double>& values, double eps, double delta,
-                               const StoppingOptions& options = {});
+                               const StoppingOptions& options = {}, const Deadline& deadline = {});
 
 // A gnuplot script that draws the histogram with the top three fitted densities (labelled with their RSS) and
 // the endpoint estimate into the PNG `png_path` (pngcairo when available, else png).

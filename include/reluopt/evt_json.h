@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -8,10 +10,12 @@
 namespace reluopt {
 
 // The values of a CSV with a header naming a "value" column, as `reluopt solve --values-out` writes
-// ("sample,value", then "index,value" lines). Blank lines are skipped. Throws reluopt::Error naming the file and
-// line for a missing file, a header without "value", a line with the wrong number of fields, or a value that is
-// not a finite number.
-std::vector<double> read_values_csv(const std::string& path);
+// ("sample,value", then "index,value" lines), or of a plain column of numbers (no header: the first line is a
+// number). Blank lines are skipped. Throws reluopt::Error naming the file (and line) for a missing, unreadable or
+// empty file, a directory, a first line that is neither a number nor a header with "value", a line with a
+// different number of fields, or a value that is not a finite number. on_lines, when given, is called with the
+// count of values read every 65,536 values (for a progress line).
+std::vector<double> read_values_csv(const std::string& path, const std::function<void(std::size_t)>& on_lines = {});
 
 // The report as JSON:
 //   {"n", "min", "max",

@@ -28,4 +28,9 @@ struct RelaxationReport {
 RelaxationReport relax(const Network& network, const Domain& domain, const Objective& objective,
                        const SolveOptions& options, const RunControl& control = {});
 
+// How many MIP solver threads this process has left running past a time limit or a stop request (they stop at
+// the solver's next check; docs/SOLVER-NOTES.md, "Time limits"). A program that exits while one may still run
+// ends with std::quick_exit, so that no static destructor runs under it.
+int abandoned_solver_threads();
+
 }  // namespace reluopt

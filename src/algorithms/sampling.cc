@@ -165,7 +165,7 @@ bool check_stop_rule(const StopRuleOptions& rule, long n, int threads, bool reso
   stopping.threads = threads;
   StoppingDecision decision;
   try {
-    decision = stopping_rule(values, rule.eps, rule.delta, stopping);
+    decision = stopping_rule(values, rule.eps, rule.delta, stopping, deadline);
   } catch (const Error&) {
     // A value that is not finite: no decision at this checkpoint.
   }

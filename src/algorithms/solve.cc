@@ -10,6 +10,7 @@
 #include "reluopt/error.h"
 #include "reluopt/problem.h"
 #include "reluopt/scaling.h"
+#include "solver/cbc_mip.h"
 
 namespace reluopt {
 
@@ -110,6 +111,8 @@ SolveResult run_scaled(const Problem& problem, const SolveOptions& options, cons
 }
 
 }  // namespace
+
+int abandoned_solver_threads() { return abandoned_mip_solves(); }
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunControl& control) {

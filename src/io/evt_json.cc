@@ -1,10 +1,16 @@
 // Files of the extreme-value analysis: the per-sample values CSV in, the report JSON out.
 #include "reluopt/evt_json.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -17,21 +23,78 @@ namespace {
 
 using nlohmann::json;
 
-std::string trim(const std::string& text) {
+std::string_view trim(std::string_view text) {
   const std::size_t begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return "";
+  if (begin == std::string_view::npos) return {};
   return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
 }
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> fields;
+// The comma-separated fields of a line, trimmed, into `fields` (reused from line to line).
+void split(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
-    fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) return fields;
+    fields.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) return;
     start = comma + 1;
   }
+}
+
+// Text from a file, for an error message: printable ASCII as is, other bytes as \xNN, at most 40 characters.
+std::string printable(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  for (; i < text.size() && out.size() < 40; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return i < text.size() ? out + "..." : out;
+}
+
+// A number as from_chars reads it, with an optional leading '+'; nullopt when the whole text is not one.
+std::optional<double> parse_number(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  double value = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// Calls on_line(line, number) for each line of the file (without its end of line), reading blocks of 4 MB.
+template <typename OnLine>
+void for_each_line(std::ifstream& in, const std::string& path, OnLine on_line) {
+  constexpr std::size_t kBlock = 1 << 22;
+  std::string buffer, carry;
+  buffer.resize(kBlock);
+  std::size_t number = 0;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(kBlock));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    std::string_view block(buffer.data(), got);
+    while (true) {
+      const std::size_t newline = block.find('\n');
+      if (newline == std::string_view::npos) break;
+      if (carry.empty()) {
+        on_line(block.substr(0, newline), ++number);
+      } else {
+        carry.append(block.substr(0, newline));
+        on_line(std::string_view(carry), ++number);
+        carry.clear();
+      }
+      block.remove_prefix(newline + 1);
+    }
+    carry.append(block);
+  }
+  if (in.bad()) throw Error("error reading values file '" + path + "'");
+  if (!carry.empty()) on_line(std::string_view(carry), ++number);
 }
 
 json optional_number(const std::optional<double>& value) {
@@ -42,41 +105,43 @@ json finite_or_null(double value) { return std::isfinite(value) ? json(value) : 
 
 }  // namespace
 
-std::vector<double> read_values_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open values file '" + path + "'");
-  std::string line;
-  std::size_t line_number = 0;
-  std::vector<std::string> header;
-  while (header.empty() && std::getline(in, line)) {
-    ++line_number;
-    if (!trim(line).empty()) header = split(line);
-  }
-  std::size_t column = header.size();
-  for (std::size_t i = 0; i < header.size(); ++i)
-    if (header[i] == "value") column = i;
-  if (column == header.size())
-    throw Error("values file '" + path + "' needs a header line with a \"value\" column (as written by "
-                "'reluopt solve --values-out')");
-
+std::vector<double> read_values_csv(const std::string& path, const std::function<void(std::size_t)>& on_lines) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw Error("values file '" + path + "' is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open values file '" + path + "': " + std::strerror(errno));
+  // The layout, from the first non-blank line: a header naming a "value" column, or one number per line.
+  std::optional<std::size_t> fields_per_line;
+  std::size_t column = 0;
   std::vector<double> values;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> fields = split(line);
-    const std::string where = "line " + std::to_string(line_number) + " of '" + path + "'";
-    if (fields.size() != header.size())
-      throw Error(where + " has " + std::to_string(fields.size()) + " fields, the header " +
-                  std::to_string(header.size()));
-    const std::string& text = fields[column];
-    double value = 0.0;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc() || ptr != end) throw Error(where + ": '" + text + "' is not a number");
-    if (!std::isfinite(value)) throw Error(where + ": the value is not finite");
-    values.push_back(value);
-  }
-  if (in.bad()) throw Error("error reading values file '" + path + "'");
+  std::vector<std::string_view> fields;
+  for_each_line(in, path, [&](std::string_view line, std::size_t number) {
+    if (number == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);  // a UTF-8 byte order mark
+    if (trim(line).empty()) return;
+    split(line, fields);
+    const auto where = [&] { return "line " + std::to_string(number) + " of '" + path + "'"; };
+    if (!fields_per_line) {
+      fields_per_line = fields.size();
+      if (fields.size() == 1 && parse_number(fields[0])) {
+        column = 0;  // no header: a plain column of numbers
+      } else {
+        column = std::find(fields.begin(), fields.end(), "value") - fields.begin();
+        if (column == fields.size())
+          throw Error("values file '" + path + "' needs one number per line or a header line naming a \"value\" "
+                      "column (as 'reluopt solve --values-out' writes), not '" + printable(line) + "'");
+        return;
+      }
+    }
+    if (fields.size() != *fields_per_line)
+      throw Error(where() + " has " + std::to_string(fields.size()) + " fields, the first line " +
+                  std::to_string(*fields_per_line));
+    const std::optional<double> value = parse_number(fields[column]);
+    if (!value) throw Error(where() + ": '" + printable(fields[column]) + "' is not a number");
+    if (!std::isfinite(*value)) throw Error(where() + ": the value is not finite");
+    values.push_back(*value);
+    if (on_lines && values.size() % (1 << 16) == 0) on_lines(values.size());
+  });
+  if (!fields_per_line) throw Error("values file '" + path + "' is empty");
   return values;
 }
 

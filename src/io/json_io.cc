@@ -151,6 +151,8 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   if (result.stop_rule) out["stop_rule"] = stop_rule_json(*result.stop_rule);
   for (const auto& [key, text] : info.sections) out[key] = json::parse(text);
   out["prover"] = result.prover.empty() ? json(nullptr) : json(result.prover);
+  out["solver_failure"] = result.solver_failure.empty() ? json(nullptr) : json(result.solver_failure);
+  out["proof_check"] = result.proof_check.empty() ? json(nullptr) : json(result.proof_check);
   if (!result.bound_method.empty()) {
     out["formulation"] = {{"bounds", result.bound_method},
                           {"binaries", result.binaries},

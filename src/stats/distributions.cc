@@ -11,6 +11,7 @@
 //   reversed Weibull -1/c; GEV xi; Student t 1/df; F(dfn, dfd) 2/dfd; Pareto 1/b; uniform -1;
 //   exponential, gamma, lognormal, normal 0 (light tails, Gumbel domain).
 #include <boost/math/distributions/beta.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/distributions/exponential.hpp>
 #include <boost/math/distributions/extreme_value.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
@@ -23,6 +24,8 @@
 #include <boost/math/distributions/weibull.hpp>
 #include <cmath>
 #include <limits>
+#include <numbers>
+#include <tuple>
 
 #include "reluopt/error.h"
 #include "stats/evt_internal.h"
@@ -41,6 +44,9 @@ using Policy = pol::policy<pol::domain_error<pol::ignore_error>, pol::pole_error
                            pol::promote_double<false>>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Boost's log Gamma: unlike std::lgamma it writes no global (signgam), so fits may run on several threads.
+double log_gamma(double x) { return bm::lgamma(x, Policy()); }
 constexpr double kGumbelXi = 1e-12;  // |xi| below this: the GEV is the Gumbel
 
 // Calls fn with the Boost distribution of the standard form of every family that has one directly.
@@ -131,6 +137,81 @@ std::pair<double, double> standard_support(Family family, const std::vector<doub
       return s[0] > 0.0 ? std::pair{-1.0 / s[0], kInf} : std::pair{-kInf, -1.0 / s[0]};
   }
   return {-kInf, kInf};
+}
+
+// Standard log-densities, z inside the support (lgamma and lbeta terms in constant_):
+//   exponential -z;  normal -z^2/2 - log sqrt(2 pi);  uniform 0;  Pareto(b) log b - (b + 1) log z;
+//   reversed Weibull(c) log c + (c - 1) log(-z) - (-z)^c;  Student t(df) -(df + 1)/2 log1p(z^2 / df) + C;
+//   F(d1, d2) (d1/2 - 1) log z - (d1 + d2)/2 log(d2 + d1 z) + C;  beta(a, b) (a - 1) log z + (b - 1) log1p(-z) + C;
+//   gamma(a) (a - 1) log z - z + C;  lognormal(s) -log z - (log z)^2 / (2 s^2) + C;
+//   GEV(xi) -(1 + 1/xi) log1p(xi z) - exp(-log1p(xi z) / xi)  (Gumbel: -z - exp(-z)).
+// A zero exponent contributes 0 at a support end (no 0 log 0).
+LogDensity::LogDensity(const Distribution& d) : d_(d) {
+  const std::vector<double>& s = d.shapes;
+  std::tie(lo_, hi_) = standard_support(d.family, s);
+  const double half_log_2pi = 0.5 * std::log(2.0 * std::numbers::pi);
+  double c = 0.0;
+  switch (d.family) {
+    case Family::kNormal: c = -half_log_2pi; break;
+    case Family::kPareto: c = std::log(s[0]); p_ = s[0] + 1.0; break;
+    case Family::kReversedWeibull: c = std::log(s[0]); p_ = s[0]; break;
+    case Family::kStudentT:
+      c = log_gamma(0.5 * (s[0] + 1.0)) - log_gamma(0.5 * s[0]) - 0.5 * std::log(s[0] * std::numbers::pi);
+      p_ = 0.5 * (s[0] + 1.0);
+      break;
+    case Family::kF:
+      c = 0.5 * s[0] * std::log(s[0]) + 0.5 * s[1] * std::log(s[1]) - log_gamma(0.5 * s[0]) -
+          log_gamma(0.5 * s[1]) + log_gamma(0.5 * (s[0] + s[1]));
+      p_ = 0.5 * s[0] - 1.0;
+      q_ = 0.5 * (s[0] + s[1]);
+      break;
+    case Family::kBeta:
+      c = log_gamma(s[0] + s[1]) - log_gamma(s[0]) - log_gamma(s[1]);
+      p_ = s[0] - 1.0;
+      q_ = s[1] - 1.0;
+      break;
+    case Family::kGamma: c = -log_gamma(s[0]); p_ = s[0] - 1.0; break;
+    case Family::kLognormal: c = -std::log(s[0]) - half_log_2pi; p_ = 0.5 / (s[0] * s[0]); break;
+    case Family::kExponential:
+    case Family::kUniform:
+    case Family::kGenExtreme: break;
+  }
+  constant_ = c - std::log(d.scale);
+}
+
+double LogDensity::operator()(double x) const {
+  const double z = (x - d_.loc) / d_.scale;
+  if (!(z >= lo_ && z <= hi_)) return -kInf;
+  const auto times_log = [](double exponent, double value) { return exponent == 0.0 ? 0.0 : exponent * value; };
+  const std::vector<double>& s = d_.shapes;
+  double l = 0.0;
+  switch (d_.family) {
+    case Family::kExponential: l = -z; break;
+    case Family::kNormal: l = -0.5 * z * z; break;
+    case Family::kUniform: l = 0.0; break;
+    case Family::kPareto: l = -p_ * std::log(z); break;
+    case Family::kReversedWeibull: l = times_log(p_ - 1.0, std::log(-z)) - std::pow(-z, p_); break;
+    case Family::kStudentT: l = -p_ * std::log1p(z * z / s[0]); break;
+    case Family::kF: l = times_log(p_, std::log(z)) - q_ * std::log(s[1] + s[0] * z); break;
+    case Family::kBeta: l = times_log(p_, std::log(z)) + times_log(q_, std::log1p(-z)); break;
+    case Family::kGamma: l = times_log(p_, std::log(z)) - z; break;
+    case Family::kLognormal: {
+      const double log_z = std::log(z);
+      l = -log_z - p_ * log_z * log_z;
+      break;
+    }
+    case Family::kGenExtreme: {
+      const double xi = s[0];
+      if (std::abs(xi) < kGumbelXi) {
+        l = -z - std::exp(-z);
+      } else {
+        const double log_t = std::log1p(xi * z);
+        l = -(1.0 + 1.0 / xi) * log_t - std::exp(-log_t / xi);
+      }
+      break;
+    }
+  }
+  return l + constant_;
 }
 
 }  // namespace detail

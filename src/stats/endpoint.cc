@@ -7,6 +7,8 @@
 // search). Below the fitted gap likewise, down to the smallest gap the fits allow (1e-10 of the range).
 // Wilks' theorem gives the nominal level asymptotically when the shape governing the end exceeds 2 (gamma > -1/2);
 // for shapes in [1, 2] the likelihood is non-regular (Smith 1985) and the level is approximate.
+// Each search takes at most kMaxSteps profile fits, whatever the likelihood returns (a NaN never loops), and
+// stops with the deadline (Stopped).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,19 +18,27 @@
 
 namespace reluopt::detail {
 
-EndpointInterval endpoint_interval(const Fit& best, const WeightedSample& sample, double limit, bool lower) {
+namespace {
+
+// Doubling from 1e-6 of the range to kMaxGap takes 40 steps, a bisection to 0.1% about 15.
+constexpr int kMaxSteps = 64;
+
+}  // namespace
+
+EndpointInterval endpoint_interval(const Fit& best, const WeightedSample& sample, double limit, bool lower,
+                                   const Deadline& deadline) {
   const double range = sample.max - sample.min, tiny = kMinGap * range, largest = kMaxGap * range;
   const double gap_hat = std::max(*right_endpoint(best.distribution) - sample.max, tiny);
   std::vector<double> free;
   std::optional<Fit> last;
   auto outside = [&](double gap) {
-    last = profile_fit(best, sample, gap, free);
+    last = profile_fit(best, sample, gap, free, deadline);
     return best.log_likelihood - last->log_likelihood > limit;
   };
   // Geometric bisection between a gap inside the interval and one outside, to 0.1%; returns the outer end and
   // leaves its profile fit in `last`.
   auto bisect = [&](double in, double out) {
-    while (std::max(in, out) / std::min(in, out) > 1.001) {
+    for (int step = 0; step < kMaxSteps && std::max(in, out) / std::min(in, out) > 1.001; ++step) {
       const double mid = std::sqrt(in * out);
       (outside(mid) ? out : in) = mid;
     }
@@ -38,10 +48,12 @@ EndpointInterval endpoint_interval(const Fit& best, const WeightedSample& sample
 
   EndpointInterval interval;
   double far = std::max(gap_hat, 1e-6 * range);
-  do {
+  bool beyond = false;
+  for (int step = 0; step < kMaxSteps && !beyond && (step == 0 || far < largest); ++step) {
     far *= 2.0;
-  } while (!outside(far) && far < largest);
-  if (far >= largest) {
+    beyond = outside(far);
+  }
+  if (!beyond || far >= largest) {
     interval.hi = std::numeric_limits<double>::infinity();
   } else {
     interval.hi = sample.max + bisect(far / 2.0, far);

@@ -9,6 +9,9 @@
 //   several units of log-likelihood).
 // Report: gamma of the best fit by its closed form; the moment estimator (tail_index.cc); the best fit's
 //   endpoint with its profile-likelihood interval at `confidence` (endpoint.cc); N(eps, delta) by both formulas.
+// Everything runs on the values in standard units u in [0, 1] (evt_internal.h), sorted once; only the results
+// are mapped back to x. The cost beyond that sort is O(n) (standardizing, merging repeats, binning); the fits and
+// the profile likelihood see at most 10,000 weighted points, and a bootstrap resample O(n^(2/3)) order statistics.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -60,11 +63,86 @@ double aic(const Fit& fit) {
 
 namespace detail {
 
+Fit Units::to_x(const Fit& fit, std::size_t n) const {
+  const double density = half / unit;  // of a density in u, in x
+  return Fit{to_x(fit.distribution), fit.log_likelihood - static_cast<double>(n) * log_length(),
+             fit.rss * density * density};
+}
+
+namespace {
+
+// Sorts blocks of 2^20 values and merges them pairwise, looking at the deadline between blocks: a stop request is
+// seen within a block's time (tens of milliseconds), not only after the whole sort (a second at 10M values).
+void sort_values(std::vector<double>& v, const Deadline& deadline) {
+  constexpr std::size_t kBlock = std::size_t{1} << 20;
+  const std::size_t n = v.size();
+  const auto at = [&](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(std::min(i, n)); };
+  for (std::size_t lo = 0; lo < n; lo += kBlock) {
+    check_deadline(deadline);
+    std::sort(at(lo), at(lo + kBlock));
+  }
+  for (std::size_t width = kBlock; width < n; width *= 2) {
+    for (std::size_t lo = 0; lo + width < n; lo += 2 * width) {
+      check_deadline(deadline);
+      std::inplace_merge(at(lo), at(lo + width), at(lo + 2 * width));
+    }
+  }
+}
+
+}  // namespace
+
+Standardized standardize(const std::vector<double>& values, std::size_t min_count, const Deadline& deadline) {
+  check_values(values, min_count);
+  Standardized z;
+  z.sorted = values;
+  sort_values(z.sorted, deadline);
+  z.min = z.sorted.front();
+  z.max = z.sorted.back();
+  Units& units = z.units;
+  units.half = std::isfinite(z.max - z.min) ? 1.0 : 0.5;
+  units.centre = units.half * z.min;
+  units.unit = units.half * z.max - units.half * z.min;
+  units.max = z.max;
+  for (double& v : z.sorted) v = (units.half * v - units.centre) / units.unit;
+  return z;
+}
+
+Histogram histogram_of_sorted(const std::vector<double>& sorted) {
+  const double n = static_cast<double>(sorted.size());
+  const double range = sorted.back() - sorted.front();
+  Histogram h;
+  h.lo = sorted.front();
+  h.n = sorted.size();
+  if (!(range > 0.0)) {
+    h.width = 1.0;
+    h.density = {1.0};
+    return h;
+  }
+  const double iqr = sorted_quantile(sorted, 0.75) - sorted_quantile(sorted, 0.25);
+  const double sturges = range / (std::log2(n) + 1.0);
+  const double fd = 2.0 * iqr * std::pow(n, -1.0 / 3.0);
+  const double width = fd > 0.0 ? std::min(fd, sturges) : sturges;
+  const std::size_t bins = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(range / width)), 1, kMaxBins);
+  h.width = range / static_cast<double>(bins);
+  std::vector<double> counts(bins, 0.0);
+  for (double v : sorted) counts[std::min(static_cast<std::size_t>((v - h.lo) / h.width), bins - 1)] += 1.0;
+  for (double c : counts) h.density.push_back(c / (n * h.width));
+  return h;
+}
+
+Histogram histogram_to_x(const Histogram& h, const Units& units) {
+  Histogram x = h;
+  x.lo = units.to_x(h.lo);
+  x.width = units.length_to_x(h.width);
+  for (double& d : x.density) d *= units.half / units.unit;
+  return x;
+}
+
 std::vector<Fit> rank_fits(const WeightedSample& sample, const Histogram& histogram, const std::vector<Family>& families,
-                           bool finite_endpoint_only, double tie_band, int threads) {
+                           bool finite_endpoint_only, double tie_band, int threads, const Deadline& deadline) {
   std::vector<std::optional<Fit>> results(families.size());
   parallel_for(families.size(), threads, [&](std::size_t i) {
-    results[i] = fit_weighted(families[i], sample);
+    results[i] = fit_weighted(families[i], sample, deadline);
   });
   std::vector<Fit> fits;
   for (std::optional<Fit>& fit : results) {
@@ -88,28 +166,10 @@ void check_eps_delta(double eps, double delta) {
 }  // namespace detail
 
 Histogram make_histogram(const std::vector<double>& values) {
-  std::vector<double> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
-  const double n = static_cast<double>(sorted.size());
-  const double range = sorted.back() - sorted.front();
-  Histogram h;
-  h.lo = sorted.front();
-  h.n = sorted.size();
-  if (!(range > 0.0)) {
-    h.width = 1.0;
-    h.density = {1.0};
-    return h;
-  }
-  const double iqr = detail::sorted_quantile(sorted, 0.75) - detail::sorted_quantile(sorted, 0.25);
-  const double sturges = range / (std::log2(n) + 1.0);
-  const double fd = 2.0 * iqr * std::pow(n, -1.0 / 3.0);
-  const double width = fd > 0.0 ? std::min(fd, sturges) : sturges;
-  const std::size_t bins = std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(range / width)), 1, kMaxBins);
-  h.width = range / static_cast<double>(bins);
-  std::vector<double> counts(bins, 0.0);
-  for (double v : sorted) counts[std::min(static_cast<std::size_t>((v - h.lo) / h.width), bins - 1)] += 1.0;
-  for (double c : counts) h.density.push_back(c / (n * h.width));
-  return h;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  if (values.empty() || !(*hi > *lo)) return detail::histogram_of_sorted(values);
+  const detail::Standardized z = detail::standardize(values, 1);
+  return detail::histogram_to_x(detail::histogram_of_sorted(z.sorted), z.units);
 }
 
 double noise_rss(const Histogram& histogram) {
@@ -129,47 +189,75 @@ double residual_sum_of_squares(const Histogram& histogram, const Distribution& d
 }
 
 std::vector<Fit> fit_and_rank(const std::vector<double>& values, const std::vector<Family>& families,
-                              double rss_tie_band) {
-  detail::check_values(values, 3);
-  return detail::rank_fits(detail::weigh(values), make_histogram(values), families, false, rss_tie_band, 0);
+                              double rss_tie_band, const Deadline& deadline) {
+  const detail::Standardized z = detail::standardize(values, 3);
+  std::vector<Fit> fits = detail::rank_fits(detail::weigh(z.sorted), detail::histogram_of_sorted(z.sorted), families,
+                                            false, rss_tie_band, 0, deadline);
+  for (Fit& fit : fits) fit = z.units.to_x(fit, values.size());
+  return fits;
 }
 
-EvtReport analyse_extremes(const std::vector<double>& values, const EvtOptions& options) {
-  detail::check_values(values, kMinEvtValues);
-  const detail::WeightedSample sample = detail::weigh(values);
-  const double eps = options.eps.value_or(0.01 * (sample.max - sample.min));
-  detail::check_eps_delta(eps, options.delta);
+namespace {
+
+void check_evt_options(const EvtOptions& options) {
+  if (options.eps) detail::check_eps_delta(*options.eps, options.delta);
+  else detail::check_eps_delta(1.0, options.delta);
   if (!(options.confidence > 0.0 && options.confidence < 1.0)) throw Error("confidence must lie in (0, 1)");
+}
+
+// The endpoint of the best fit (in u) with its profile-likelihood interval, in x.
+Endpoint endpoint_of(const Fit& best, const detail::WeightedSample& sample, const detail::Units& units,
+                     double confidence, const Deadline& deadline) {
+  const double limit = boost::math::quantile(boost::math::chi_squared_distribution<double>(1.0), confidence) / 2.0;
+  const detail::EndpointInterval interval = detail::endpoint_interval(best, sample, limit, true, deadline);
+  return Endpoint{best.distribution.family, units.above_max_to_x(*right_endpoint(best.distribution)),
+                  units.above_max_to_x(interval.lo), units.above_max_to_x(interval.hi)};
+}
+
+}  // namespace
+
+EvtReport analyse_extremes(const std::vector<double>& values, const EvtOptions& options, const Deadline& deadline) {
+  const auto stage = [&](const std::string& what) {
+    if (options.on_stage) options.on_stage(what);
+  };
+  check_evt_options(options);
+  stage("sorting " + std::to_string(values.size()) + " values");
+  const detail::Standardized z = detail::standardize(values, kMinEvtValues, deadline);
+  const detail::Units& units = z.units;
+  const detail::WeightedSample sample = detail::weigh(z.sorted);
+  const double eps_u = options.eps ? units.length_to_u(*options.eps) : 0.01;  // default: 1% of the range
 
   EvtReport report;
   report.n = sample.n;
-  report.min = sample.min;
-  report.max = sample.max;
+  report.min = z.min;
+  report.max = z.max;
   report.confidence = options.confidence;
   report.bootstrap_resamples = options.bootstrap_resamples;
   report.seed = options.seed;
-  report.histogram = make_histogram(values);
-  report.fits =
-      detail::rank_fits(sample, report.histogram, options.families, false, options.rss_tie_band, options.threads);
-  if (report.fits.empty()) throw Error("no candidate distribution could be fitted to the values");
-  const Fit& best = report.fits.front();
+  const Histogram histogram = detail::histogram_of_sorted(z.sorted);
+  report.histogram = detail::histogram_to_x(histogram, units);
+  stage("fitting " + std::to_string(options.families.size()) + " families");
+  const std::vector<Fit> fits = detail::rank_fits(sample, histogram, options.families, false, options.rss_tie_band,
+                                                  options.threads, deadline);
+  if (fits.empty()) throw Error("no candidate distribution could be fitted to the values");
+  for (const Fit& fit : fits) report.fits.push_back(units.to_x(fit, sample.n));
+  const Fit& best = fits.front();
   report.gamma_best_fit = extreme_value_index(best.distribution);
-  report.moment = moment_estimate(values, options.moment_k, options.bootstrap_resamples, options.confidence,
-                                  options.seed);
+  stage("bootstrap of the moment estimator");
+  report.moment = detail::moment_estimate_sorted(z.sorted, options.moment_k, options.bootstrap_resamples,
+                                                 options.confidence, options.seed, deadline);
   if (right_endpoint(best.distribution)) {
-    const double limit =
-        boost::math::quantile(boost::math::chi_squared_distribution<double>(1.0), options.confidence) / 2.0;
-    const detail::EndpointInterval interval = detail::endpoint_interval(best, sample, limit, true);
-    report.endpoint = Endpoint{best.distribution.family, *right_endpoint(best.distribution), interval.lo, interval.hi};
+    stage("profile likelihood of the endpoint");
+    report.endpoint = endpoint_of(best, sample, units, options.confidence, deadline);
   }
 
   SampleComplexity& sc = report.sample_complexity;
-  sc.eps = eps;
+  sc.eps = options.eps.value_or(units.length_to_x(eps_u));
   sc.delta = options.delta;
-  sc.n_tail = samples_needed_tail(best.distribution, eps, options.delta);
-  sc.n_closed_form = samples_needed_closed_form(report.gamma_best_fit, eps, options.delta);
+  sc.n_tail = samples_needed_tail(best.distribution, eps_u, options.delta);
+  sc.n_closed_form = samples_needed_closed_form(report.gamma_best_fit, sc.eps, options.delta);
   if (const std::optional<double> m = right_endpoint(best.distribution))
-    sc.probability_now = std::pow(cdf(best.distribution, *m - eps), static_cast<double>(sample.n));
+    sc.probability_now = std::pow(cdf(best.distribution, *m - eps_u), static_cast<double>(sample.n));
   return report;
 }
 

@@ -44,8 +44,7 @@ void check_values(const std::vector<double>& values, std::size_t min_count) {
   if (!(*hi > *lo)) throw Error("all " + std::to_string(values.size()) + " values are equal: no distribution to fit");
 }
 
-WeightedSample weigh(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
+WeightedSample weigh(const std::vector<double>& values) {
   WeightedSample sample;
   sample.n = values.size();
   for (double v : values) {
@@ -89,10 +88,12 @@ WeightedSample weigh(std::vector<double> values) {
 
 double log_likelihood(const Distribution& d, const WeightedSample& sample) {
   constexpr double kFloor = -690.8;  // log 1e-300
+  const double kLogLargest = std::log(std::numeric_limits<double>::max());  // a density that overflows: the floor
+  const LogDensity log_pdf(d);
   double total = 0.0;
   for (std::size_t i = 0; i < sample.values.size(); ++i) {
-    const double p = pdf(d, sample.values[i]);
-    total += sample.counts[i] * ((p > 0.0 && std::isfinite(p)) ? std::max(std::log(p), kFloor) : kFloor);
+    const double l = log_pdf(sample.values[i]);
+    total += sample.counts[i] * ((std::isfinite(l) && l < kLogLargest) ? std::max(l, kFloor) : kFloor);
   }
   return total;
 }
@@ -190,14 +191,16 @@ std::vector<double> encode(const FitSpec& spec, const Distribution& start) {
 // The likelihood over the optimizer's coordinates: theta, or theta without the coordinate `fixed` (held at
 // fixed_value) for a profile likelihood.
 struct LikelihoodProblem {
-  LikelihoodProblem(const FitSpec& spec_, const WeightedSample& y_, std::optional<std::size_t> fixed_ = {},
-                    double fixed_value_ = 0.0)
-      : spec(&spec_), y(&y_), fixed(fixed_), fixed_value(fixed_value_) {}
+  LikelihoodProblem(const FitSpec& spec_, const WeightedSample& y_, const Deadline& deadline_,
+                    std::optional<std::size_t> fixed_ = {}, double fixed_value_ = 0.0)
+      : spec(&spec_), y(&y_), deadline(&deadline_), fixed(fixed_), fixed_value(fixed_value_) {}
 
   const FitSpec* spec;
   const WeightedSample* y;
+  const Deadline* deadline;
   std::optional<std::size_t> fixed;
   double fixed_value;
+  nlopt::opt* running = nullptr;  // the optimizer calling, stopped when the deadline expires
   double best = std::numeric_limits<double>::infinity();
   std::vector<double> best_free;
 
@@ -214,6 +217,7 @@ struct LikelihoodProblem {
 
 double negative_log_likelihood(const std::vector<double>& free, std::vector<double>&, void* data) {
   auto* problem = static_cast<LikelihoodProblem*>(data);
+  if (problem->running != nullptr && problem->deadline->expired()) problem->running->force_stop();
   const double value = -detail::log_likelihood(decode(*problem->spec, problem->full(free)), *problem->y);
   if (value < problem->best) {
     problem->best = value;
@@ -233,12 +237,15 @@ struct Effort {
 constexpr Effort kFitEffort{2, 1e-9, 1000, 0.3};
 constexpr Effort kProfileEffort{1, 1e-8, 500, 0.05};
 
-// The best point evaluated is kept even when NLopt stops on round-off.
+// The best point evaluated is kept even when NLopt stops on round-off. Every call is bounded by its evaluations
+// and by the deadline (NLopt's own clock, and a forced stop from the objective when the stop request is set);
+// throws Stopped when the deadline ended it.
 void minimize(LikelihoodProblem& problem, std::vector<double> free, const Effort& effort) {
   const auto [full_lo, full_hi] = theta_bounds(*problem.spec);
   const std::vector<double> lo = problem.reduce(full_lo), hi = problem.reduce(full_hi);
   for (std::size_t i = 0; i < free.size(); ++i) free[i] = std::clamp(free[i], lo[i], hi[i]);
   for (int round = 0; round < effort.rounds; ++round) {
+    detail::check_deadline(*problem.deadline);
     nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(free.size()));
     opt.set_lower_bounds(lo);
     opt.set_upper_bounds(hi);
@@ -246,15 +253,20 @@ void minimize(LikelihoodProblem& problem, std::vector<double> free, const Effort
     opt.set_xtol_rel(effort.xtol_rel);
     opt.set_ftol_abs(1e-10);
     opt.set_maxeval(round == 0 ? effort.max_evaluations : effort.max_evaluations / 3);
+    if (std::isfinite(problem.deadline->remaining())) opt.set_maxtime(std::max(problem.deadline->remaining(), 1e-3));
     opt.set_initial_step(round == 0 ? effort.initial_step : 0.05);
     double value = 0.0;
+    problem.running = &opt;
     try {
       opt.optimize(free, value);
     } catch (const std::bad_alloc&) {
+      problem.running = nullptr;
       throw;
     } catch (const std::exception&) {
-      // NLopt gave up (round-off, invalid start): the best point so far stands.
+      // NLopt gave up (round-off, invalid start, forced stop): the best point so far stands.
     }
+    problem.running = nullptr;
+    detail::check_deadline(*problem.deadline);
     if (problem.best_free.empty()) return;
     free = problem.best_free;
   }
@@ -295,7 +307,8 @@ std::optional<Distribution> closed_form(Family family, const WeightedSample& x) 
 
 namespace detail {
 
-std::optional<Fit> fit_weighted(Family family, const WeightedSample& sample) {
+std::optional<Fit> fit_weighted(Family family, const WeightedSample& sample, const Deadline& deadline) {
+  check_deadline(deadline);
   if (const std::optional<Distribution> d = closed_form(family, sample)) {
     const double ll = log_likelihood(*d, sample);
     if (!std::isfinite(ll)) return std::nullopt;
@@ -308,7 +321,7 @@ std::optional<Fit> fit_weighted(Family family, const WeightedSample& sample) {
     if (family == Family::kGenExtreme && spec.shapes[0].sign > 0.0 && best &&
         best->distribution.shapes[0] < -kGevCrossing)
       continue;
-    LikelihoodProblem problem(spec, y);
+    LikelihoodProblem problem(spec, y, deadline);
     std::vector<double> no_gradient, chosen;
     double chosen_value = std::numeric_limits<double>::infinity();
     for (const Distribution& start : moment_starts(spec, m)) {
@@ -328,7 +341,9 @@ std::optional<Fit> fit_weighted(Family family, const WeightedSample& sample) {
   return best;
 }
 
-Fit profile_fit(const Fit& fit, const WeightedSample& sample, double gap, std::vector<double>& free) {
+Fit profile_fit(const Fit& fit, const WeightedSample& sample, double gap, std::vector<double>& free,
+                const Deadline& deadline) {
+  check_deadline(deadline);
   const double n = static_cast<double>(sample.n), range = sample.max - sample.min;
   const Family family = fit.distribution.family;
   if (family == Family::kUniform) {
@@ -341,7 +356,7 @@ Fit profile_fit(const Fit& fit, const WeightedSample& sample, double gap, std::v
   const std::size_t k = spec.shapes.size();
   if (spec.anchor != Anchor::kUpper && spec.anchor != Anchor::kBoth) throw Error("internal: no right end to fix");
   const WeightedSample y = normalized(sample);
-  LikelihoodProblem problem(spec, y, spec.anchor == Anchor::kUpper ? k : k + 1,
+  LikelihoodProblem problem(spec, y, deadline, spec.anchor == Anchor::kUpper ? k : k + 1,
                             std::log(std::clamp(gap / range, kMinGap, kMaxGap)));
   if (free.empty()) free = problem.reduce(encode(spec, to_y(fit.distribution, sample)));
   minimize(problem, free, kProfileEffort);
@@ -352,11 +367,11 @@ Fit profile_fit(const Fit& fit, const WeightedSample& sample, double gap, std::v
 
 }  // namespace detail
 
-Fit fit_distribution(Family family, const std::vector<double>& values) {
-  detail::check_values(values, 3);
-  std::optional<Fit> fit = detail::fit_weighted(family, detail::weigh(values));
+Fit fit_distribution(Family family, const std::vector<double>& values, const Deadline& deadline) {
+  const detail::Standardized z = detail::standardize(values, 3);
+  std::optional<Fit> fit = detail::fit_weighted(family, detail::weigh(z.sorted), deadline);
   if (!fit) throw Error("the " + family_name(family) + " fit failed: no start gave a finite likelihood");
-  return *fit;
+  return z.units.to_x(*fit, values.size());
 }
 
 }  // namespace reluopt

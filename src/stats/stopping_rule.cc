@@ -19,6 +19,8 @@
 // the best-ranked fit's when it fails or when every tied fit passes, else that of the first tied fit that fails.
 // n_required = ln(1/t) / (1 - G(N - eps)) with the fit (G, N) and threshold t of the stop test in use: since
 // G(N - eps)^n <= exp(-n (1 - G(N - eps))), the test passes by then if the fit stays the same.
+// The rule runs in standard units (evt_internal.h); M and its interval are mapped back to x. Its cost is one sort
+// of the values plus fits on at most 10,000 weighted points.
 #include <boost/math/distributions/chi_squared.hpp>
 #include <algorithm>
 #include <cmath>
@@ -33,7 +35,7 @@ namespace {
 
 // The test of the rule on one finite-endpoint fit.
 StoppingDecision decide_on_fit(const Fit& fit, const detail::WeightedSample& sample, double eps, double delta,
-                               bool conservative) {
+                               bool conservative, const Deadline& deadline) {
   const double n = static_cast<double>(sample.n);
   StoppingDecision decision;
   decision.fitted = true;
@@ -42,7 +44,7 @@ StoppingDecision decide_on_fit(const Fit& fit, const detail::WeightedSample& sam
   decision.probability = std::pow(cdf(fit.distribution, decision.estimate - eps), n);
 
   const double limit = boost::math::quantile(boost::math::chi_squared_distribution<double>(1.0), 1.0 - delta) / 2.0;
-  const detail::EndpointInterval interval = detail::endpoint_interval(fit, sample, limit, false);
+  const detail::EndpointInterval interval = detail::endpoint_interval(fit, sample, limit, false, deadline);
   decision.lower = sample.max;
   decision.upper = interval.hi;
   if (interval.at_hi)
@@ -59,32 +61,50 @@ StoppingDecision decide_on_fit(const Fit& fit, const detail::WeightedSample& sam
   return decision;
 }
 
-}  // namespace
-
-StoppingDecision stopping_rule(const std::vector<double>& values, double eps, double delta,
-                               const StoppingOptions& options) {
-  detail::check_eps_delta(eps, delta);
-  StoppingDecision decision;
-  if (values.size() < std::max<std::size_t>(options.min_values, 3)) return decision;
-  for (double v : values)
-    if (!std::isfinite(v)) throw Error("stopping rule: a value is not a finite number");
-  const detail::WeightedSample sample = detail::weigh(values);
-  if (!(sample.max > sample.min)) return decision;
-  const Histogram histogram = make_histogram(values);
-  const std::vector<Fit> fits =
-      detail::rank_fits(sample, histogram, options.families, true, options.rss_tie_band, options.threads);
-  if (fits.empty()) return decision;
+// The rule on values in standard units, its decision in them.
+StoppingDecision decide(const detail::Standardized& z, double eps, double delta, const StoppingOptions& options,
+                        const Deadline& deadline) {
+  const detail::WeightedSample sample = detail::weigh(z.sorted);
+  const Histogram histogram = detail::histogram_of_sorted(z.sorted);
+  const std::vector<Fit> fits = detail::rank_fits(sample, histogram, options.families, true, options.rss_tie_band,
+                                                  options.threads, deadline);
+  if (fits.empty()) return StoppingDecision{};
 
   // The best-ranked fit first: when it does not pass, the others need not be tried.
-  decision = decide_on_fit(fits.front(), sample, eps, delta, options.endpoint_uncertainty);
+  StoppingDecision decision = decide_on_fit(fits.front(), sample, eps, delta, options.endpoint_uncertainty, deadline);
   double lowest_rss = fits.front().rss;
   for (const Fit& fit : fits) lowest_rss = std::min(lowest_rss, fit.rss);
   const double band = lowest_rss + options.rss_tie_band * noise_rss(histogram);
   for (std::size_t i = 1; i < fits.size() && decision.stop; ++i) {
     if (fits[i].rss > band) continue;
-    const StoppingDecision other = decide_on_fit(fits[i], sample, eps, delta, options.endpoint_uncertainty);
+    const StoppingDecision other = decide_on_fit(fits[i], sample, eps, delta, options.endpoint_uncertainty, deadline);
     if (!other.stop) decision = other;
   }
+  return decision;
+}
+
+}  // namespace
+
+StoppingDecision stopping_rule(const std::vector<double>& values, double eps, double delta,
+                               const StoppingOptions& options, const Deadline& deadline) {
+  detail::check_eps_delta(eps, delta);
+  if (values.size() < std::max<std::size_t>(options.min_values, 3)) return StoppingDecision{};
+  for (double v : values)
+    if (!std::isfinite(v)) throw Error("stopping rule: a value is not a finite number");
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  if (!(*hi > *lo)) return StoppingDecision{};
+  detail::Standardized z;
+  StoppingDecision decision;
+  try {
+    z = detail::standardize(values, 3, deadline);
+    decision = decide(z, z.units.length_to_u(eps), delta, options, deadline);
+  } catch (const detail::Stopped&) {
+    return StoppingDecision{};
+  }
+  if (!decision.fitted) return decision;
+  decision.estimate = z.units.above_max_to_x(decision.estimate);
+  decision.lower = z.max;
+  decision.upper = z.units.above_max_to_x(decision.upper);
   return decision;
 }
 

@@ -494,6 +494,19 @@ class Cli(unittest.TestCase):
         self.assertGreaterEqual(bab["bound"], mip["objective"] - 1e-9)
         self.assertLessEqual(bab["objective"], mip["objective"] + 1e-9)
 
+    def test_check_proof_and_both_provers(self):
+        # Issue 12, item 6: --check-proof searches beyond a proven bound and says what it searched; a valid proof
+        # passes. --prover both ends a timed default run with the optimum the MIP proves.
+        mip, _ = self.solve(self.model, "--method", "mip", "--seed", "1", "--check-proof")
+        self.assertEqual(mip["status"], "optimal")
+        self.assertIsNone(mip["solver_failure"])
+        self.assertTrue(mip["proof_check"].startswith("passed"), mip["proof_check"])
+        both, _ = self.solve(self.model, "--prover", "both", "--time-limit", "600", "--seed", "1")
+        self.assertEqual(both["status"], "optimal")
+        self.assertEqual(both["prover"], "both")
+        self.assertIsNone(both["proof_check"])
+        self.assertAlmostEqual(both["objective"], mip["objective"], delta=1e-6 * max(1.0, abs(mip["objective"])))
+
     def test_symbolic_bounds_for_relax_and_mip(self):
         bounds = {}
         for kind in ("interval", "symbolic", "progressive"):
