@@ -1,13 +1,17 @@
-// Linear bound propagation (src/bounds/symbolic_bounds.cc) against forward passes and brute force: every
-// bound holds at every sampled point, under every split, on networks of 1-4 hidden layers.
+// Linear bound propagation (src/bounds/symbolic_bounds.cc) and the first layer's LP bounds under splits
+// (src/bounds/split_bounds.cc) against forward passes and brute force: every bound holds at every sampled point,
+// under every split, on networks of 1-4 hidden layers.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 
+#include "bounds/split_bounds.h"
 #include "bounds/symbolic_bounds.h"
 #include "reluopt/domain_sampler.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
+#include "solver/lp_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -82,6 +86,45 @@ TEST_P(Symbolic, BoundsHoldUnderSplits) {
       if (!agrees) continue;
       EXPECT_LE(forward_value(x), p.objective.upper);
       expect_contains(p.bounds, net_, x);
+    }
+  }
+}
+
+// The first layer's bounds by LPs over P and a node's first-layer split half-spaces (src/bounds/split_bounds.cc):
+// every sampled point of P whose first-layer pattern agrees with the splits lies within them, and they are never
+// looser than the bounds they started from.
+TEST_P(Symbolic, FirstLayerBoundsUnderSplitsHoldOverP) {
+  std::mt19937_64 rng(GetParam().seed + 7);
+  const Domain box = Domain::box(domain_.lower, domain_.upper);
+  DomainSampler sampler(box, 0.5 * (box.lower + box.upper), GetParam().seed + 2);
+  std::vector<Eigen::VectorXd> points;
+  for (int draw = 0; draw < 100000 && points.size() < 400; ++draw) {
+    const Eigen::VectorXd x = sampler.next();
+    if (domain_.max_violation(x) == 0.0) points.push_back(x);
+  }
+  ASSERT_GE(points.size(), 10u);
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  const NeuronBounds start = symbolic_bounds(net_, domain_.lower, domain_.upper);
+  for (int trial = 0; trial < 10; ++trial) {
+    const ActivationPattern pattern = net_.activation_pattern(points[static_cast<std::size_t>(trial)]);
+    SplitState splits{std::vector<Split>(static_cast<std::size_t>(net_.hidden_width(0)), Split::kFree)};
+    for (int j = 0; j < net_.hidden_width(0); ++j)
+      if (rng() % 3 == 0) splits[0][j] = pattern.active[0][j] ? Split::kActive : Split::kInactive;
+    NeuronBounds bounds = start;
+    tighten_first_layer(net_, domain_, domain_.lower, domain_.upper, splits, nullptr, bounds, *lp, Deadline());
+    EXPECT_TRUE((bounds.lower[0].array() >= start.lower[0].array()).all());
+    EXPECT_TRUE((bounds.upper[0].array() <= start.upper[0].array()).all());
+    for (const Eigen::VectorXd& x : points) {
+      const ActivationPattern at = net_.activation_pattern(x);
+      bool agrees = true;
+      for (int j = 0; j < net_.hidden_width(0); ++j)
+        if (splits[0][j] != Split::kFree && (splits[0][j] == Split::kActive) != (at.active[0][j] != 0)) agrees = false;
+      if (!agrees) continue;
+      const Eigen::VectorXd h = net_.hidden_layer(0).weights * x + net_.hidden_layer(0).bias;
+      for (int j = 0; j < net_.hidden_width(0); ++j) {
+        EXPECT_LE(bounds.lower[0][j], h[j]) << "trial " << trial << " neuron " << j;
+        EXPECT_GE(bounds.upper[0][j], h[j]) << "trial " << trial << " neuron " << j;
+      }
     }
   }
 }

@@ -1,0 +1,74 @@
+// The first layer's pre-activation bounds under ReLU splits (docs/MATH.md §10, "first-layer bounds under
+// splits"; the intermediate-bound tightening of beta-CROWN, Wang et al., NeurIPS 2021, done here exactly by
+// LPs). A split of a first-layer
+// neuron i is a half-space in the input, s_i (w_i^T x + b_i) >= 0 with s_i = +1 (active) or -1 (inactive), so
+// a node's inputs range over Q = { x in [lo, hi], A x <= b, the split half-spaces }, and
+//     u_j = max { w_j^T x + b_j : x in Q },   l_j = min { w_j^T x + b_j : x in Q }
+// are LPs in d columns. Over the box alone they are interval arithmetic (which propagation already does); under
+// the splits they shrink as the node gets deeper, and every triangle relaxation built on them (propagation's,
+// the node LP's) with them. For a network of one hidden layer the first layer is every layer. Validity: each
+// bound is LpSolver::maximize's weak-duality bound from the solver's duals, valid whatever its tolerances.
+#include "bounds/split_bounds.h"
+
+#include <algorithm>
+
+#include "reluopt/pattern_lp.h"
+
+namespace reluopt {
+
+int first_layer_splits(const SplitState& splits) {
+  if (splits.empty()) return 0;
+  return static_cast<int>(std::count_if(splits[0].begin(), splits[0].end(),
+                                        [](Split s) { return s != Split::kFree; }));
+}
+
+namespace {
+
+// Q as a model: columns x, the domain's rows, one row per split of layer 0.
+LinearModel split_polyhedron(const DenseLayer& layer, const Domain& domain, const Eigen::VectorXd& lo,
+                             const Eigen::VectorXd& hi, const std::vector<Split>& splits) {
+  LinearModel model;
+  std::vector<int> columns;
+  for (Eigen::Index i = 0; i < lo.size(); ++i) columns.push_back(model.add_column(lo[i], hi[i]));
+  add_domain_rows(domain, model);
+  for (std::size_t j = 0; j < splits.size(); ++j) {
+    if (splits[j] == Split::kFree) continue;
+    const Eigen::Index n = static_cast<Eigen::Index>(j);
+    std::vector<double> row(static_cast<std::size_t>(lo.size()));
+    for (Eigen::Index i = 0; i < lo.size(); ++i) row[static_cast<std::size_t>(i)] = layer.weights(n, i);
+    if (splits[j] == Split::kActive)
+      model.add_row(columns, row, -layer.bias[n], kInfinity);
+    else
+      model.add_row(columns, row, -kInfinity, -layer.bias[n]);
+  }
+  return model;
+}
+
+}  // namespace
+
+void tighten_first_layer(const Network& network, const Domain& domain, const Eigen::VectorXd& lo,
+                         const Eigen::VectorXd& hi, const SplitState& splits,
+                         const std::vector<std::uint8_t>* skip, NeuronBounds& bounds, LpSolver& lp,
+                         const Deadline& deadline, long* lps) {
+  if (first_layer_splits(splits) == 0 && !domain.has_rows()) return;  // interval arithmetic is exact on a box
+  const DenseLayer& layer = network.hidden_layer(0);
+  lp.load(split_polyhedron(layer, domain, lo, hi, splits.empty() ? std::vector<Split>() : splits[0]));
+  std::vector<double> objective(static_cast<std::size_t>(lo.size()));
+  // The bound of sign * h_j over Q; +infinity when the LP gives none.
+  auto extreme = [&](Eigen::Index j, double sign) {
+    for (Eigen::Index i = 0; i < lo.size(); ++i) objective[static_cast<std::size_t>(i)] = sign * layer.weights(j, i);
+    if (lps) ++*lps;
+    const LpBound r = lp.maximize(objective, sign * layer.bias[j], LpStart::kSlackDual, deadline.remaining());
+    return r.status == LpStatus::kOptimal ? r.bound : kInfinity;
+  };
+  Eigen::VectorXd& l = bounds.lower[0];
+  Eigen::VectorXd& u = bounds.upper[0];
+  for (Eigen::Index j = 0; j < l.size() && !deadline.expired(); ++j) {
+    const bool split = !splits.empty() && splits[0][static_cast<std::size_t>(j)] != Split::kFree;
+    if (split || !(l[j] < 0.0 && u[j] > 0.0) || (skip && (*skip)[static_cast<std::size_t>(j)])) continue;
+    u[j] = std::min(u[j], extreme(j, 1.0));
+    if (u[j] > 0.0) l[j] = std::max(l[j], -extreme(j, -1.0));
+  }
+}
+
+}  // namespace reluopt

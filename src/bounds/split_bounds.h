@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "bounds/symbolic_bounds.h"
+#include "reluopt/bounds.h"
+#include "reluopt/domain.h"
+#include "reluopt/network.h"
+#include "reluopt/run_control.h"
+#include "solver/lp_solver.h"
+
+namespace reluopt {
+
+// The first layer's bounds under a node's splits (docs/MATH.md §10, "first-layer bounds under splits"): for
+// each neuron j of layer 0 that `bounds` leave unstable and `skip` (may be null) does not mark,
+//     u_j = max { w_j^T x + b_j : x in Q },   l_j = min { same },
+//     Q = { lo <= x <= hi, A x <= b, w_i^T x + b_i >= 0 (i split active), w_i^T x + b_i <= 0 (i split inactive) },
+// each the safe dual bound of an LP in d columns (LpSolver::maximize), kept where tighter than `bounds`. A
+// neuron of Q's constant sign becomes stable. An LP that is not solved to optimality (Q empty by the solver's
+// tolerances, or the deadline) leaves the bounds as they are: emptiness is decided by safe bounds only (a split
+// that contradicts them, symbolic_bounds.h). Counts the LPs solved in `lps` (may be null).
+void tighten_first_layer(const Network& network, const Domain& domain, const Eigen::VectorXd& lo,
+                         const Eigen::VectorXd& hi, const SplitState& splits,
+                         const std::vector<std::uint8_t>* skip, NeuronBounds& bounds, LpSolver& lp,
+                         const Deadline& deadline, long* lps = nullptr);
+
+// The number of layer-0 neurons the splits fix.
+int first_layer_splits(const SplitState& splits);
+
+}  // namespace reluopt
