@@ -96,7 +96,7 @@ Options of solve:
                        last 10% of it); a point found beyond the bound withdraws it (solver_failure)
   --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500);
                        bab: nodes of the search (0: no limit)                  [0]
-  --input-split-dims D bab: split input coordinates only when d <= D            [10]
+  --input-split-dims D bab, 2+ hidden layers: split input coordinates only when d <= D   [10]
   --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
   --time-limit S       wall-clock limit in seconds from the command's start (loading the model counts);
                        whichever of N and S comes first ends the run

@@ -93,8 +93,9 @@ struct MipMethodOptions {
 // The branch-and-bound prover (Method::kBab, and the proving share of a timed enhanced run).
 struct BabOptions {
   long node_limit = 0;        // stop after this many nodes; 0: no limit
-  // A node is split on an input coordinate while the input has at most `input_split_dims` coordinates and
-  // more than `relu_split_below` of its neurons are unstable; otherwise on a ReLU.
+  // A node of a network with more than one hidden layer is split on an input coordinate while the input has at
+  // most `input_split_dims` coordinates and more than `relu_split_below` of its neurons are unstable; otherwise,
+  // and always with one hidden layer, on a ReLU (docs/MATH.md §11).
   int input_split_dims = 10;
   int relu_split_below = 16;
 };
