@@ -205,6 +205,21 @@ TEST(Enhanced, BothProversEndWithTheProvenOptimum) {
   }
 }
 
+// Issue 12: with a time limit the default run uses all of it to improve and prove, not a share of however long
+// its samples took (they end in milliseconds here): unless it ends with a proof, it ends at the limit.
+TEST(Enhanced, TimedRunUsesTheWholeLimitUnlessItProves) {
+  const Network net = testing::random_network(12, {40, 40}, 1, 5);
+  SolveOptions options = enhanced(20, LocalSearch::kFlip, 3, 2);
+  RunControl control;
+  control.time_limit = 1.0;
+  const SolveResult result = solve(net, Domain::unit_box(12), Objective::output(1), options, control);
+  ASSERT_NE(result.status, SolveStatus::kNoSolution);
+  if (result.status != SolveStatus::kOptimal) {
+    EXPECT_EQ(result.stopped_by, StopReason::kTimeLimit);
+    EXPECT_GE(result.seconds, 0.95 * control.time_limit);
+  }
+}
+
 TEST(Enhanced, GapTestIsSafeNearZero) {
   // The paper's quotient divides by the incumbent: at 0 it never searches, even on a tie.
   EXPECT_FALSE(paper_gap_test(0.0, 0.0, 2.0 / 3.0));
