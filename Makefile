@@ -1,9 +1,14 @@
 # reluopt: two commands on a fresh Debian 12 machine.
-#   make demo   install what is missing, build (Release), solve the example network
-#   make test   install what is missing, build, run every test through ctest
+#   make demo        install what is missing, build (Release), solve the example network
+#   make test        install what is missing, build, run every test through ctest
+#   make test-asan   the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan)
+#   make test-tsan   the threaded tests under ThreadSanitizer (build-tsan)
+#   make fuzz        a short libFuzzer run of every reader (clang from Debian, build-fuzz)
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
+# Seconds of fuzzing per target in `make fuzz`.
+FUZZ_SECONDS ?= 15
 
 # Debian 12 packages the build, the tests and the benchmarks need.
 DEBIAN_PACKAGES := cmake make g++ pkg-config \
@@ -13,21 +18,37 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config \
 DEBIAN_PACKAGES += libboost-dev libnlopt-cxx-dev gnuplot-nox
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test demo bench clean
+# The suites ThreadSanitizer runs: the ones whose code runs on several threads (sampling, bab, enhanced, the
+# stop rule, bound tightening, the checkpoint gate).
+TSAN_TESTS := ^(Sampling|SamplingValues|Bab|Enhanced|EnhancedOnTinyNetworks|StopRuleMethods|LpBounds|CheckpointGate)\.
+FUZZ_TARGETS := fuzz_onnx fuzz_nnet fuzz_domain_json fuzz_objective_json
+
+.PHONY: all deps fuzz-deps build build-fuzz test test-asan test-tsan fuzz demo bench clean
 
 all: build
 
-# Installs only the packages that are missing, so a ready machine never touches apt.
+# Installs the packages of $(1) that are missing, so a ready machine never touches apt.
+define install_missing
+missing=""; \
+for p in $(1); do \
+  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "Installing missing Debian packages:$$missing"; \
+  $(SUDO) apt-get update -qq && \
+  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+fi
+endef
+
 deps:
-	@missing=""; \
-	for p in $(DEBIAN_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing missing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@$(call install_missing,$(DEBIAN_PACKAGES))
+
+# The unversioned clang package is the release's default compiler (14 on Debian 12, 19 on Debian 13); its
+# libFuzzer and sanitizer runtimes are in libclang-rt-N-dev of the same major version N.
+fuzz-deps: deps
+	@$(call install_missing,clang)
+	@major=$$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1); \
+	$(call install_missing,libclang-rt-$$major-dev)
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -35,6 +56,32 @@ build: deps
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# The sanitizer builds use g++, whose runtimes come with it; a report fails the test (docs/FUZZING.md).
+# -O1 keeps their builds short; the sanitizers' own checks cost more than the optimization saves.
+SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"
+
+test-asan: deps
+	cmake -S . -B build-asan $(SANITIZE_FLAGS) -DRELUOPT_SANITIZE=address,undefined
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/cmake/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+test-tsan: deps
+	cmake -S . -B build-tsan $(SANITIZE_FLAGS) -DRELUOPT_SANITIZE=thread
+	cmake --build build-tsan -j $(JOBS) --target reluopt_tests
+	TSAN_OPTIONS=suppressions=$(CURDIR)/cmake/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
+	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
+
+build-fuzz: fuzz-deps
+	CXX=clang++ cmake -S . -B build-fuzz $(SANITIZE_FLAGS) -DRELUOPT_FUZZ=ON \
+	  -DRELUOPT_BUILD_TESTS=OFF
+	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
+
+fuzz: build-fuzz
+	fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 demo: build
 	$(BUILD_DIR)/reluopt solve examples/xavier_10_50_50.onnx --domain examples/budget_domain.json \
@@ -45,4 +92,4 @@ bench: build
 	/usr/bin/python3 bench/bench_sampling.py --reluopt $(BUILD_DIR)/reluopt
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz

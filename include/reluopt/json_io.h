@@ -15,7 +15,8 @@ namespace reluopt {
 // Throws reluopt::Error naming the file on unreadable or malformed JSON or missing fields.
 Domain read_domain_json(const std::string& path);
 
-// {"sense": "max" | "min", "weights": [m numbers], "constant": c}; sense and constant are optional.
+// {"sense": "max" | "min" (or "maximize" | "minimize"), "weights": [m numbers], "constant": c}; sense and
+// constant are optional. Every number must be finite.
 Objective read_objective_json(const std::string& path);
 
 // Context of a run that the result JSON records beside the result itself.

@@ -15,35 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-json parse_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open " + what + " file '" + path + "'");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error("malformed JSON in " + what + " file '" + path + "': " + std::string(e.what()).substr(0, 160));
-  }
-}
-
-Eigen::VectorXd number_vector(const json& value, const std::string& field, const std::string& path) {
-  if (!value.is_array()) throw Error("'" + field + "' in '" + path + "' must be an array of numbers");
-  Eigen::VectorXd out(static_cast<Eigen::Index>(value.size()));
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const json& item = value[i];
-    if (item.is_number()) {
-      out[static_cast<Eigen::Index>(i)] = item.get<double>();
-    } else if (item.is_string() && (item == "inf" || item == "-inf" || item == "nan")) {
-      // Accepted so that validation, not parsing, reports the unbounded or NaN entry.
-      out[static_cast<Eigen::Index>(i)] = item == "nan" ? NAN : (item == "inf" ? INFINITY : -INFINITY);
-    } else if (item.is_null()) {
-      out[static_cast<Eigen::Index>(i)] = NAN;  // JSON has no infinity; null is how writers spell it
-    } else {
-      throw Error("'" + field + "' in '" + path + "' must be an array of numbers (entry " + std::to_string(i) + ")");
-    }
-  }
-  return out;
-}
-
 json vector_json(const Eigen::VectorXd& v) {
   json out = json::array();
   for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(v[i]);
@@ -69,50 +40,6 @@ json stop_rule_json(const StopRuleReport& rule) {
 }
 
 }  // namespace
-
-Domain read_domain_json(const std::string& path) {
-  const json doc = parse_file(path, "domain");
-  if (!doc.is_object() || !doc.contains("lower") || !doc.contains("upper"))
-    throw Error("domain file '" + path + "' needs \"lower\" and \"upper\" arrays");
-  Domain domain = Domain::box(number_vector(doc["lower"], "lower", path), number_vector(doc["upper"], "upper", path));
-  const bool has_A = doc.contains("A") && !doc["A"].is_null();
-  const bool has_b = doc.contains("b") && !doc["b"].is_null();
-  if (has_A != has_b) throw Error("domain file '" + path + "' must give both \"A\" and \"b\" or neither");
-  if (has_A) {
-    const json& rows = doc["A"];
-    if (!rows.is_array()) throw Error("'A' in '" + path + "' must be an array of rows");
-    domain.b = number_vector(doc["b"], "b", path);
-    domain.A.resize(static_cast<Eigen::Index>(rows.size()), domain.lower.size());
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const Eigen::VectorXd row = number_vector(rows[r], "A", path);
-      if (row.size() != domain.lower.size())
-        throw Error("domain dimension mismatch in '" + path + "': row " + std::to_string(r) + " of A has " +
-                    std::to_string(row.size()) + " entries but the bounds have " +
-                    std::to_string(domain.lower.size()));
-      domain.A.row(static_cast<Eigen::Index>(r)) = row.transpose();
-    }
-  }
-  domain.description = path;
-  return domain;
-}
-
-Objective read_objective_json(const std::string& path) {
-  const json doc = parse_file(path, "objective");
-  if (!doc.is_object() || !doc.contains("weights"))
-    throw Error("objective file '" + path + "' needs a \"weights\" array");
-  Objective objective;
-  const std::string sense = doc.value("sense", "max");
-  if (sense == "max" || sense == "maximize") objective.sense = Sense::kMaximize;
-  else if (sense == "min" || sense == "minimize") objective.sense = Sense::kMinimize;
-  else throw Error("objective file '" + path + "': sense must be \"max\" or \"min\", not \"" + sense + "\"");
-  objective.weights = number_vector(doc["weights"], "weights", path);
-  if (doc.contains("constant")) {
-    if (!doc["constant"].is_number()) throw Error("objective file '" + path + "': constant must be a number");
-    objective.constant = doc["constant"].get<double>();
-  }
-  objective.description = path;
-  return objective;
-}
 
 std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   json out;

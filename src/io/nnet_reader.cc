@@ -10,12 +10,11 @@
 // raw units on [min, max]; the clipping cannot be folded, so [min, max] is returned as input_bounds.
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
+#include "io/readers.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
 
@@ -25,11 +24,7 @@ namespace {
 // Hands out the data lines of the file as numbers, keeping the line number for error messages.
 class NnetLines {
  public:
-  explicit NnetLines(const std::string& path) : path_(path), in_(path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec) || !in_)
-      throw Error("cannot open model file '" + path + "'");
-  }
+  NnetLines(std::istream& in, const std::string& path) : path_(path), in_(in) {}
 
   [[noreturn]] void fail(const std::string& what) const {
     throw Error("'" + path_ + "' line " + std::to_string(line_number_) + ": " + what);
@@ -90,7 +85,7 @@ class NnetLines {
   }
 
   std::string path_;
-  std::ifstream in_;
+  std::istream& in_;
   std::string line_;
   int line_number_ = 0;
 };
@@ -103,6 +98,16 @@ std::vector<int> positive_integers(const NnetLines& lines, const Eigen::VectorXd
     ints.push_back(static_cast<int>(v));
   }
   return ints;
+}
+
+// The weights the layer sizes declare must fit in memory (twice: read as rows, then as one matrix).
+void check_memory(const NnetLines& lines, const std::vector<int>& sizes, const detail::ReadLimits& limits) {
+  double parameters = 0;
+  for (std::size_t k = 0; k + 1 < sizes.size(); ++k)
+    parameters += (static_cast<double>(sizes[k]) + 1) * static_cast<double>(sizes[k + 1]);
+  if (const std::string problem = detail::memory_problem(2 * sizeof(double) * parameters, limits); !problem.empty())
+    lines.fail("the layer sizes declare " + std::to_string(static_cast<long long>(parameters)) + " weights, which " +
+               problem);
 }
 
 DenseLayer read_layer(NnetLines& lines, int layer, int inputs, int neurons) {
@@ -120,10 +125,7 @@ DenseLayer read_layer(NnetLines& lines, int layer, int inputs, int neurons) {
   return dense;
 }
 
-}  // namespace
-
-LoadedModel read_nnet(const std::string& path) {
-  NnetLines lines(path);
+LoadedModel read_nnet_lines(NnetLines& lines, const std::string& path, const detail::ReadLimits& limits) {
   const std::vector<int> header = positive_integers(
       lines, lines.next("numLayers,inputSize,outputSize,maxLayerSize", 4), "the layer count and sizes");
   const int num_layers = header[0];
@@ -132,6 +134,7 @@ LoadedModel read_nnet(const std::string& path) {
       positive_integers(lines, lines.next("the layer sizes", num_layers + 1), "layer sizes");
   if (sizes.front() != input_size || sizes.back() != header[2])
     lines.fail("the layer sizes do not start with inputSize and end with outputSize");
+  check_memory(lines, sizes, limits);
   lines.next_line("the flag line");
   const Eigen::VectorXd mins = lines.next("the input minimums", input_size);
   const Eigen::VectorXd maxes = lines.next("the input maximums", input_size);
@@ -160,6 +163,26 @@ LoadedModel read_nnet(const std::string& path) {
   } catch (const Error& e) {
     throw Error("'" + path + "': " + e.what());
   }
+}
+
+}  // namespace
+
+namespace detail {
+
+LoadedModel read_nnet(std::istream& in, const std::string& name, const ReadLimits& limits) {
+  try {
+    NnetLines lines(in, name);
+    return read_nnet_lines(lines, name, limits);
+  } catch (const Error& e) {
+    throw Error(printable(e.what()));  // tokens from the file may hold any bytes
+  }
+}
+
+}  // namespace detail
+
+LoadedModel read_nnet(const std::string& path) {
+  std::ifstream in = detail::open_input(path, "model");
+  return detail::read_nnet(in, path);
 }
 
 }  // namespace reluopt

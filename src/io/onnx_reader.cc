@@ -8,25 +8,26 @@
 // output becomes the linear output layer; with no Relu at all the network is a single linear layer.
 //
 // Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Relu,
-// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant. Opsets 8 to 17 are covered by
-// reading Squeeze/Unsqueeze axes from an attribute or an input. Weights are initializers, possibly also
-// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from
-// raw_data or the typed fields. Anything else throws reluopt::Error naming the node and the file: other
-// activations, skip connections and branches, shapes computed at run time (Shape/Gather/Concat chains),
-// BatchNormalization, Dropout, external tensor data.
+// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant, in opsets kMinOpset to kMaxOpset
+// (see there). Weights are initializers, possibly also listed among the graph inputs (MATLAB exports); FLOAT,
+// DOUBLE, INT32 and INT64 tensors are read from raw_data or the typed fields, and every value must be finite.
+// The input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic), flattened in
+// row-major order. Anything else throws reluopt::Error naming the node and the file: other activations, skip
+// connections and branches, shapes computed at run time (Shape/Gather/Concat chains), BatchNormalization,
+// Dropout, external tensor data, a batch of several inputs, tensors that need more memory than a model may
+// take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <string>
-#include <system_error>
 #include <unordered_map>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
+#include "io/readers.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
 
@@ -35,6 +36,14 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 using Index = Eigen::Index;
+using detail::ReadLimits;
+
+// The opsets whose definitions of the accepted operators are checked against this reader (onnx 1.12's
+// operator schemas): from opset 7 on Add, Sub, Mul, Div and Gemm broadcast as numpy does, and the later
+// versions of every accepted operator (up to 17) change only their types, make Gemm's C optional (11), and
+// move Squeeze/Unsqueeze axes from an attribute to an input (13), which the reader takes from either place.
+constexpr std::int64_t kMinOpset = 7;
+constexpr std::int64_t kMaxOpset = 17;
 
 // Tensors are held densely, one row per element; this bound turns corrupt or absurd shapes into an Error
 // instead of an overflow or a failed allocation.
@@ -75,6 +84,15 @@ Value make_constant(Shape shape, Eigen::VectorXd data) {
   return v;
 }
 
+// "" when a tensor of `shape` held as `columns` doubles per element fits within the limits, else why not.
+std::string memory_problem(const Shape& shape, Index columns, const ReadLimits& limits) {
+  const double bytes = static_cast<double>(num_elements(shape)) * static_cast<double>(columns) * sizeof(double);
+  const std::string problem = detail::memory_problem(bytes, limits);
+  if (problem.empty()) return "";
+  const std::string kind = columns > 1 ? " affine in " + std::to_string(columns - 1) + " inputs" : "";
+  return "a tensor of shape " + shape_string(shape) + kind + " " + problem;
+}
+
 // An uninitialized value of the given shape with the same kind (constant or affine in the same x) as v.
 Value like(const Value& v, Shape shape) {
   Value out;
@@ -99,10 +117,16 @@ Value make_identity(Shape shape, std::size_t stage) {
 // Every message names the node, its operator and the file, so a user can find the culprit in a viewer.
 class NodeContext {
  public:
-  NodeContext(const onnx::NodeProto& node, int index, const std::string& path)
-      : node_(node), index_(index), path_(path) {}
+  NodeContext(const onnx::NodeProto& node, int index, const std::string& path, const ReadLimits& limits)
+      : node_(node), index_(index), path_(path), limits_(limits) {}
 
   const onnx::NodeProto& node() const { return node_; }
+  const ReadLimits& limits() const { return limits_; }
+  // Called before a tensor is allocated whose size does not follow from the file's size (broadcasts,
+  // products).
+  void check_memory(const Shape& shape, Index columns) const {
+    if (const std::string problem = memory_problem(shape, columns, limits_); !problem.empty()) fail(problem);
+  }
   std::string label() const {
     if (!node_.name().empty()) return "'" + node_.name() + "'";
     return "#" + std::to_string(index_) + (node_.output_size() ? " ('" + node_.output(0) + "')" : "");
@@ -114,6 +138,7 @@ class NodeContext {
   const onnx::NodeProto& node_;
   int index_;
   const std::string& path_;
+  const ReadLimits& limits_;
 };
 
 using Inputs = std::vector<const Value*>;
@@ -134,8 +159,9 @@ std::int64_t int_attribute(const onnx::NodeProto& node, const std::string& name,
   return a ? a->i() : fallback;
 }
 
-double float_attribute(const onnx::NodeProto& node, const std::string& name, double fallback) {
-  const onnx::AttributeProto* a = find_attribute(node, name);
+double float_attribute(const NodeContext& ctx, const std::string& name, double fallback) {
+  const onnx::AttributeProto* a = find_attribute(ctx.node(), name);
+  if (a && !std::isfinite(a->f())) ctx.fail("attribute " + name + " is not finite");
   return a ? a->f() : fallback;
 }
 
@@ -145,7 +171,8 @@ Shape to_ints(const NodeContext& ctx, const Value& v, const std::string& what) {
   Shape ints;
   for (Index i = 0; i < v.rows.rows(); ++i) {
     const double x = v.rows(i, 0);
-    if (x != std::round(x)) ctx.fail(what + " must hold integers");
+    // Integers beyond 2^62 are no sane shape or axis, and converting them would overflow.
+    if (x != std::round(x) || std::abs(x) > 0x1p62) ctx.fail(what + " must hold integers of a sane size");
     ints.push_back(static_cast<std::int64_t>(x));
   }
   return ints;
@@ -186,8 +213,15 @@ Eigen::VectorXd decode_typed(const Field& field) {
   return data;
 }
 
+// The index of the first value of `data` that is not finite, or -1.
+Index first_non_finite(const Eigen::VectorXd& data) {
+  for (Index i = 0; i < data.size(); ++i)
+    if (!std::isfinite(data[i])) return i;
+  return -1;
+}
+
 // `where` says which file or node the tensor belongs to, for error messages.
-Value tensor_value(const onnx::TensorProto& tensor, const std::string& where) {
+Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, const ReadLimits& limits) {
   const auto fail = [&](const std::string& what) {
     throw Error("tensor '" + tensor.name() + "' " + where + ": " + what);
   };
@@ -196,36 +230,42 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where) {
   const Shape shape(tensor.dims().begin(), tensor.dims().end());
   const std::int64_t count = num_elements(shape);
   if (count < 0) fail("invalid dimensions " + shape_string(shape));
+  if (const std::string problem = memory_problem(shape, 1, limits); !problem.empty()) fail(problem);
   const std::string& raw = tensor.raw_data();
-  // Typed fields hold their own count; raw data must match the shape in bytes before it is decoded.
+  // Raw data must match the shape in bytes, and a typed field in length, before either is decoded.
   const auto raw_fits = [&](std::size_t element_size) {
     if (raw.size() != static_cast<std::size_t>(count) * element_size)
       fail(std::to_string(raw.size()) + " bytes of data for shape " + shape_string(shape));
     return true;
+  };
+  const auto fits = [&](const auto& field) -> const auto& {
+    if (field.size() != count) fail(std::to_string(field.size()) + " values for shape " + shape_string(shape));
+    return field;
   };
   const bool has_raw = tensor.has_raw_data();
   Eigen::VectorXd data;
   switch (tensor.data_type()) {
     case onnx::TensorProto_DataType_FLOAT:
       data = has_raw && raw_fits(sizeof(float)) ? decode_raw<float>(raw, count)
-                                                : decode_typed(tensor.float_data());
+                                                : decode_typed(fits(tensor.float_data()));
       break;
     case onnx::TensorProto_DataType_DOUBLE:
       data = has_raw && raw_fits(sizeof(double)) ? decode_raw<double>(raw, count)
-                                                 : decode_typed(tensor.double_data());
+                                                 : decode_typed(fits(tensor.double_data()));
       break;
     case onnx::TensorProto_DataType_INT64:
       data = has_raw && raw_fits(sizeof(std::int64_t)) ? decode_raw<std::int64_t>(raw, count)
-                                                       : decode_typed(tensor.int64_data());
+                                                       : decode_typed(fits(tensor.int64_data()));
       break;
     case onnx::TensorProto_DataType_INT32:
       data = has_raw && raw_fits(sizeof(std::int32_t)) ? decode_raw<std::int32_t>(raw, count)
-                                                       : decode_typed(tensor.int32_data());
+                                                       : decode_typed(fits(tensor.int32_data()));
       break;
     default:
       fail("unsupported data type " + onnx::TensorProto_DataType_Name(tensor.data_type()));
   }
-  if (data.size() != count) fail(std::to_string(data.size()) + " values for shape " + shape_string(shape));
+  if (const Index i = first_non_finite(data); i >= 0)
+    fail("value " + std::to_string(data[i]) + " at element " + std::to_string(i) + " is not finite");
   return make_constant(shape, std::move(data));
 }
 
@@ -282,6 +322,7 @@ Value add(const NodeContext& ctx, const Value& a, const Value& b) {
   if (!a.constant && !b.constant)
     ctx.fail("sum of two non-constant tensors (skip connections are not supported)");
   const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
+  ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
   Value sum = broadcast_to(a.constant ? b : a, shape);
   sum.rows.rightCols(1) += broadcast_to(a.constant ? a : b, shape).rows;
   return sum;
@@ -290,6 +331,7 @@ Value add(const NodeContext& ctx, const Value& a, const Value& b) {
 Value multiply(const NodeContext& ctx, const Value& a, const Value& b) {
   if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
   const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
+  ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
   Value product = broadcast_to(a.constant ? b : a, shape);
   const Eigen::VectorXd factor = broadcast_to(a.constant ? a : b, shape).offset();
   product.rows = factor.asDiagonal() * product.rows;
@@ -343,6 +385,7 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   if (q != q_b) ctx.fail("inconsistent shapes " + shape_string(a.shape) + " and " + shape_string(b.shape));
   if (num_elements({p, r}) < 0)
     ctx.fail("MatMul result [" + std::to_string(p) + "," + std::to_string(r) + "] is too large");
+  ctx.check_memory({p, r}, (a.constant ? b : a).rows.cols());
 
   Value out = like(a.constant ? b : a, {p * r});
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -385,9 +428,9 @@ Value gemm_op(const NodeContext& ctx, const Inputs& inputs) {
              shape_string(b.shape));
   if (int_attribute(node, "transA", 0)) a = transpose(ctx, a, {});
   if (int_attribute(node, "transB", 0)) b = transpose(ctx, b, {});
-  Value y = multiply(ctx, matmul(ctx, a, b), scalar(float_attribute(node, "alpha", 1.0)));
+  Value y = multiply(ctx, matmul(ctx, a, b), scalar(float_attribute(ctx, "alpha", 1.0)));
   if (inputs.size() < 3 || inputs[2] == nullptr) return y;  // C is optional from opset 11
-  const Value c = multiply(ctx, *inputs[2], scalar(float_attribute(node, "beta", 1.0)));
+  const Value c = multiply(ctx, *inputs[2], scalar(float_attribute(ctx, "beta", 1.0)));
   if (broadcast_shape(ctx, y.shape, c.shape) != y.shape)
     ctx.fail("inconsistent shapes: C of shape " + shape_string(c.shape) + " does not broadcast to " +
              shape_string(y.shape));
@@ -445,8 +488,8 @@ Value reshape_op(const NodeContext& ctx, const Inputs& inputs) {
     }
     if (shape[k] == -1 && inferred < 0) {
       inferred = static_cast<int>(k);
-    } else if (shape[k] < 0) {
-      ctx.fail("invalid target shape " + shape_string(shape));
+    } else if (shape[k] < 0 || (shape[k] > 0 && known > kMaxElements / shape[k])) {
+      ctx.fail("invalid target shape " + shape_string(shape) + " (a negative or too large dimension)");
     } else {
       known *= shape[k];
     }
@@ -497,14 +540,16 @@ Value transpose_op(const NodeContext& ctx, const Inputs& inputs) {
 
 Value constant_op(const NodeContext& ctx, const Inputs&) {
   const onnx::NodeProto& node = ctx.node();
-  if (const onnx::AttributeProto* a = find_attribute(node, "value")) return tensor_value(a->t(), ctx.where());
-  if (const onnx::AttributeProto* a = find_attribute(node, "value_float")) return scalar(a->f());
+  if (const onnx::AttributeProto* a = find_attribute(node, "value"))
+    return tensor_value(a->t(), ctx.where(), ctx.limits());
+  if (find_attribute(node, "value_float")) return scalar(float_attribute(ctx, "value_float", 0.0));
   if (const onnx::AttributeProto* a = find_attribute(node, "value_int"))
     return scalar(static_cast<double>(a->i()));
   const onnx::AttributeProto* floats = find_attribute(node, "value_floats");
   const onnx::AttributeProto* ints = find_attribute(node, "value_ints");
   if (!floats && !ints) ctx.fail("unsupported Constant (expected value, value_float(s) or value_int(s))");
   Eigen::VectorXd data = floats ? decode_typed(floats->floats()) : decode_typed(ints->ints());
+  if (!data.allFinite()) ctx.fail("value_floats holds a value that is not finite");
   const Shape shape{static_cast<std::int64_t>(data.size())};
   return make_constant(shape, std::move(data));
 }
@@ -528,11 +573,12 @@ class GraphReader {
   // Tracking starts from a dense identity on the input, of size n x (n + 1).
   static constexpr std::int64_t kMaxInputSize = 16384;
 
-  GraphReader(const onnx::GraphProto& graph, const std::string& path) : graph_(graph), path_(path) {}
+  GraphReader(const onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits)
+      : graph_(graph), path_(path), limits_(limits) {}
 
   Network read() {
     for (const onnx::TensorProto& tensor : graph_.initializer())
-      values_[tensor.name()] = tensor_value(tensor, "of '" + path_ + "'");
+      values_[tensor.name()] = tensor_value(tensor, "of '" + path_ + "'", limits_);
     bind_input();
     for (int i = 0; i < graph_.node_size(); ++i) run_node(graph_.node(i), i);
     layers_.push_back(output_layer());
@@ -573,14 +619,22 @@ class GraphReader {
                     " (only the batch dimension may be symbolic)");
       }
     }
+    // One sample is a vector in any orientation ([n], [1,n], [n,1]) or a tensor behind a batch dimension of 1
+    // ([1,1,28,28]). Anything else ([3,6]) has a batch dimension above 1, which flattening would hide.
+    const auto long_dims = std::count_if(shape.begin(), shape.end(), [](std::int64_t d) { return d > 1; });
+    if (long_dims > 1 && shape[0] != 1)
+      throw Error(where + " has shape " + shape_string(shape) + ", a batch of " + std::to_string(shape[0]) +
+                  " inputs; the network must take one input, a vector or of shape [1,...]");
     if (num_elements(shape) < 0 || num_elements(shape) > kMaxInputSize)
       throw Error(where + " of shape " + shape_string(shape) + " is too large; at most " +
                   std::to_string(kMaxInputSize) + " elements are supported");
+    if (const std::string problem = memory_problem(shape, num_elements(shape) + 1, limits_); !problem.empty())
+      throw Error(where + ": " + problem);
     values_[input->name()] = make_identity(shape, 0);
   }
 
   void run_node(const onnx::NodeProto& node, int index) {
-    const NodeContext ctx(node, index, path_);
+    const NodeContext ctx(node, index, path_, limits_);
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     const auto op = affine_operators().find(node.op_type());
     const bool relu = standard && node.op_type() == "Relu";
@@ -614,6 +668,7 @@ class GraphReader {
     if (pre_activation.constant) ctx.fail("Relu of a constant tensor");
     if (const std::string problem = chain_problem(pre_activation); !problem.empty())
       ctx.fail("Relu input " + problem);
+    ctx.check_memory(pre_activation.shape, num_elements(pre_activation.shape) + 1);
     layers_.push_back(dense_layer(pre_activation));
     return make_identity(pre_activation.shape, layers_.size());
   }
@@ -637,22 +692,45 @@ class GraphReader {
 
   const onnx::GraphProto& graph_;
   const std::string& path_;
+  const ReadLimits& limits_;
   std::unordered_map<std::string, Value> values_;
   std::vector<DenseLayer> layers_;
 };
 
+// The opset of the default domain, which the accepted operators belong to.
+void check_opset(const onnx::ModelProto& model, const std::string& path) {
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    if (!opset.domain().empty() && opset.domain() != "ai.onnx") continue;
+    if (opset.version() < kMinOpset || opset.version() > kMaxOpset)
+      throw Error("'" + path + "' uses opset " + std::to_string(opset.version()) + "; opsets " +
+                  std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + " are supported");
+    return;
+  }
+  throw Error("'" + path + "' imports no opset of the default ONNX domain");
+}
+
 }  // namespace
 
+namespace detail {
+
+Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits) {
+  try {
+    onnx::ModelProto model;
+    // Protobuf accepts many byte strings as a message of unknown fields; a real model has a graph.
+    if (!model.ParseFromIstream(&in) || !model.has_graph() || model.ir_version() == 0)
+      throw Error("'" + name + "' is not an ONNX model");
+    check_opset(model, name);
+    return GraphReader(model.graph(), name, limits).read();
+  } catch (const Error& e) {
+    throw Error(printable(e.what()));  // names from the file may hold any bytes
+  }
+}
+
+}  // namespace detail
+
 Network read_onnx(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec) || !in)
-    throw Error("cannot open model file '" + path + "'");
-  onnx::ModelProto model;
-  // Protobuf accepts many byte strings as a message of unknown fields; a real model has a graph.
-  if (!model.ParseFromIstream(&in) || !model.has_graph() || model.ir_version() == 0)
-    throw Error("'" + path + "' is not an ONNX model");
-  return GraphReader(model.graph(), path).read();
+  std::ifstream in = detail::open_input(path, "model", std::ios::in | std::ios::binary);
+  return detail::read_onnx(in, path);
 }
 
 }  // namespace reluopt

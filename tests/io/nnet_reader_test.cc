@@ -19,6 +19,7 @@ namespace reluopt {
 namespace {
 
 using testing::error_message;
+using testing::TempFile;
 using testing::to_vector;
 
 const std::string kNnetDir = std::string(RELUOPT_FIXTURES_DIR) + "/nnet/";
@@ -44,25 +45,6 @@ void expect_matches_expected(const Network& network) {
           << "input " << i << ", output " << j;
   }
 }
-
-// A file in a fresh temporary directory, removed with the test.
-class TempFile {
- public:
-  TempFile(const std::string& name, const std::string& contents)
-      : dir_(std::filesystem::temp_directory_path() /
-             ("reluopt_nnet_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name())),
-        path_(dir_ / name) {
-    std::filesystem::create_directories(dir_);
-    std::ofstream(path_) << contents;
-  }
-  ~TempFile() { std::filesystem::remove_all(dir_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path dir_;
-  std::filesystem::path path_;
-};
 
 std::string small_nnet_text() {
   std::ifstream in(kNnetDir + "small.nnet");

@@ -1,0 +1,90 @@
+// Checks every reader shares: the memory a model may take, printable names, opening a file.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "io/readers.h"
+#include "reluopt/error.h"
+
+namespace reluopt::detail {
+
+std::uint64_t ReadLimits::default_max_model_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::uint64_t{4} << 30;  // unknown: assume a small machine
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) / 2;
+}
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+
+// The length of the valid UTF-8 sequence (not overlong, no surrogate, at most U+10FFFF) that starts at
+// text[i], or 0 when there is none.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return length;
+}
+
+}  // namespace
+
+std::string memory_problem(double bytes, const ReadLimits& limits) {
+  if (bytes <= static_cast<double>(limits.max_bytes)) return "";
+  return "needs " + gigabytes(bytes) + ", more than the " + gigabytes(static_cast<double>(limits.max_bytes)) +
+         " a model may take (half the physical memory)";
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += text[i++];
+    } else if (const std::size_t length = c >= 0x80 ? utf8_length(text, i) : 0; length > 0) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      out += escaped;
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::ifstream open_input(const std::string& path, const std::string& what, std::ios::openmode mode) {
+  const auto fail = [&](const std::string& reason) {
+    throw Error("cannot open " + what + " file '" + printable(path) + "' (" + reason + ")");
+  };
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) fail("no such file");
+  if (std::filesystem::is_directory(status)) fail("it is a directory");
+  if (!std::filesystem::is_regular_file(status)) fail("not a regular file");
+  std::ifstream in(path, mode);
+  if (!in) fail(std::strerror(errno));
+  return in;
+}
+
+}  // namespace reluopt::detail

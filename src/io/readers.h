@@ -1,0 +1,55 @@
+#pragma once
+
+// The readers behind model_io.h and json_io.h, on an open stream. `name` is the file name every error message
+// carries. The public functions open the file and call these; the fuzz targets (fuzz/) call them on bytes.
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include "reluopt/domain.h"
+#include "reluopt/error.h"
+#include "reluopt/model_io.h"
+#include "reluopt/network.h"
+#include "reluopt/objective.h"
+
+namespace reluopt::detail {
+
+// The most memory one tensor or weight matrix of a model may take. By default half the physical memory,
+// since the solvers need the rest: a model that could not fit is refused before it is allocated.
+struct ReadLimits {
+  std::uint64_t max_bytes = default_max_model_bytes();
+
+  static std::uint64_t default_max_model_bytes();
+};
+
+// "" when `bytes` fit within the limits, else why not, e.g. "needs 17.2 GB, more than the 3.9 GB a model
+// may take (half the physical memory)".
+std::string memory_problem(double bytes, const ReadLimits& limits);
+
+// `text` with control characters and bytes that are not valid UTF-8 written as \xNN, so that a name read
+// from a file can go into a one-line error message.
+std::string printable(std::string_view text);
+
+// The result of read(), whose reluopt::Error is rethrown with its message made printable: names and tokens
+// from a file may hold any bytes.
+template <typename Read>
+auto with_printable_errors(Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const Error& e) {
+    throw Error(printable(e.what()));
+  }
+}
+
+// Opens `path` for reading, or throws "cannot open <what> file '<path>' (<reason>)": no such file, a
+// directory, another kind of file, or not readable.
+std::ifstream open_input(const std::string& path, const std::string& what, std::ios::openmode mode = std::ios::in);
+
+Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits = {});
+LoadedModel read_nnet(std::istream& in, const std::string& name, const ReadLimits& limits = {});
+Domain read_domain_json(std::istream& in, const std::string& name);
+Objective read_objective_json(std::istream& in, const std::string& name);
+
+}  // namespace reluopt::detail
