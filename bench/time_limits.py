@@ -90,20 +90,25 @@ def result_fields(path):
     return {"json": True, "status": r.get("status"), "value": r.get("objective"), "bound": r.get("bound")}
 
 
+def solve_once(reluopt, name, path, method, out, flags, kill_at, signal_after=None):
+    """One `reluopt solve` of network `name` by `method` (JSON into out, removed first); its row."""
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [reluopt, "solve", path, "--method", method, *flags, "--threads", "2", "--seed", "1", "--quiet",
+           "--json", out]
+    wall, code, rss, after, killed, last = run(cmd, kill_at, signal_after)
+    return {"network": name, "method": method, "wall": wall, "exit": code, "rss_mb": rss, "after_signal": after,
+            "killed": killed, "stderr": last, **result_fields(out)}
+
+
 def part_limits(reluopt, models, workdir, limit, kill_after):
     rows = []
     for name, path in models.items():
         for method in METHODS:
-            out = os.path.join(workdir, f"{name}_{method}.json")
-            if os.path.exists(out):
-                os.remove(out)
-            cmd = [reluopt, "solve", path, "--method", method, "--time-limit", str(limit), "--threads", "2",
-                   "--seed", "1", "--quiet", "--json", out]
-            wall, code, rss, _, killed, last = run(cmd, limit + kill_after)
-            row = {"network": name, "method": method, "wall": wall, "exit": code, "rss_mb": rss,
-                   "killed": killed, "stderr": last, **result_fields(out)}
-            print(f"{name:16s} {method:10s} wall {wall:7.2f} s exit {code:4d} rss {rss:7.0f} MB "
-                  f"{row.get('status')} {'KILLED' if killed else ''}", flush=True)
+            row = solve_once(reluopt, name, path, method, os.path.join(workdir, f"{name}_{method}.json"),
+                             ["--time-limit", str(limit)], limit + kill_after)
+            print(f"{name:16s} {method:10s} wall {row['wall']:7.2f} s exit {row['exit']:4d} rss {row['rss_mb']:7.0f} MB "
+                  f"{row.get('status')} {'KILLED' if row['killed'] else ''}", flush=True)
             rows.append(row)
     return rows
 
@@ -112,17 +117,12 @@ def part_sigint(reluopt, models, workdir, signal_after, kill_after):
     rows = []
     for name, path in models.items():
         for method in SIGINT_METHODS:
-            out = os.path.join(workdir, f"{name}_{method}_sigint.json")
-            if os.path.exists(out):
-                os.remove(out)
-            cmd = [reluopt, "solve", path, "--method", method, "--threads", "2", "--seed", "1", "--quiet",
-                   "--json", out]
-            wall, code, rss, after, killed, last = run(cmd, signal_after + kill_after, signal_after)
-            row = {"network": name, "method": method, "wall": wall, "exit": code, "after_signal": after,
-                   "killed": killed, "stderr": last, **result_fields(out)}
+            row = solve_once(reluopt, name, path, method, os.path.join(workdir, f"{name}_{method}_sigint.json"),
+                             [], signal_after + kill_after, signal_after)
+            after = row["after_signal"]
             after_s = "-" if after is None else f"{after:.2f}"
-            print(f"{name:16s} {method:10s} exit after signal {after_s} s, code {code} "
-                  f"json {row['json']} {'KILLED' if killed else ''}", flush=True)
+            print(f"{name:16s} {method:10s} exit after signal {after_s} s, code {row['exit']} "
+                  f"json {row['json']} {'KILLED' if row['killed'] else ''}", flush=True)
             rows.append(row)
     return rows
 
