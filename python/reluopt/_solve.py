@@ -1,0 +1,125 @@
+"""reluopt.solve and its Result."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from ._core import Error
+from ._models import _array, to_core_model
+from ._progress import make_progress
+
+_SENSES = {"max": "max", "maximize": "max", "min": "min", "minimize": "min"}
+
+
+class Result:
+    """What a run found. ``x``, ``outputs`` and ``trajectory`` are numpy arrays; every field of the command line's
+    result JSON is an attribute (``status``, ``objective``, ``bound``, ``gap``, ``stopped_by``, ``samples`` ...);
+    ``to_dict()`` and ``to_json()`` give that JSON exactly."""
+
+    def __init__(self, core: dict):
+        self._json: str = core["json"]
+        self._fields: dict = json.loads(self._json)
+        found = self._fields["status"] != "no_solution"
+        self.x: np.ndarray = np.asarray(core["x"], dtype=np.float64) if found else np.zeros(0)
+        self.outputs: np.ndarray = np.asarray(core["outputs"], dtype=np.float64) if found else np.zeros(0)
+        self.trajectory: np.ndarray = np.asarray(self._fields["trajectory"], dtype=np.float64).reshape(-1, 2)
+        self.bound_trajectory: np.ndarray = np.asarray(self._fields["bound_trajectory"],
+                                                       dtype=np.float64).reshape(-1, 2)
+        #: (sample index, X_i) rows when the run kept the sample values (record_values=True)
+        self.sample_values: np.ndarray = np.asarray(core["sample_values"], dtype=np.float64).reshape(-1, 2)
+
+    def __getattr__(self, name: str) -> Any:
+        fields = self.__dict__.get("_fields", {})
+        if name in fields:
+            return fields[name]
+        raise AttributeError(f"Result has no field '{name}'")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._fields))
+
+    def to_dict(self) -> dict:
+        """The command line's result JSON (reluopt solve --json) as a dict."""
+        return json.loads(self._json)
+
+    def to_json(self) -> str:
+        """The command line's result JSON text, written by the library's own writer."""
+        return self._json
+
+    def __repr__(self) -> str:
+        f = self._fields
+        parts = [f"status={f['status']!r}", f"objective={f['objective']!r}"]
+        if f["bound"] is not None:
+            parts += [f"bound={f['bound']!r}", f"gap={f['gap']!r}"]
+        parts += [f"method={f['method']!r}", f"stopped_by={f['stopped_by']!r}", f"seconds={f['seconds']:.3f}"]
+        with np.printoptions(precision=4, threshold=8, edgeitems=3):
+            parts.append(f"x={np.array2string(self.x, separator=', ')}")
+        return f"Result({', '.join(parts)})"
+
+
+def option_names() -> list[str]:
+    """The names reluopt.solve(**options) accepts (docs/PYTHON.md)."""
+    return list(_core.option_names())
+
+
+def _domain_spec(lower, upper, A, b) -> dict:
+    spec = {"lower": None, "upper": None, "A": None, "b": None, "description": "lower/upper given to reluopt.solve"}
+    if lower is not None:
+        spec["lower"] = _array(lower, "lower", 1)
+    if upper is not None:
+        spec["upper"] = _array(upper, "upper", 1)
+    if A is not None:
+        spec["A"] = _array(A, "A", 2)
+        spec["description"] = "lower/upper and A x <= b given to reluopt.solve"
+    if b is not None:
+        spec["b"] = _array(b, "b", 1)
+    return spec
+
+
+def _objective_spec(objective, constant: float, sense: str) -> dict:
+    if sense not in _SENSES:
+        raise Error(f'"sense" must be "max" or "min", not {sense!r}')
+    sense = _SENSES[sense]
+    spec = {"index": None, "weights": None, "constant": float(constant), "sense": sense}
+    if isinstance(objective, (int, np.integer)) and not isinstance(objective, bool):
+        spec["index"] = int(objective)
+        spec["description"] = f"{sense}imize output {int(objective)}"
+    else:
+        spec["weights"] = _array(objective, "objective", 1)
+        spec["description"] = f"{sense}imize the weighted outputs given to reluopt.solve"
+    if not math.isfinite(spec["constant"]):
+        raise Error(f"constant must be a finite number, not {constant!r}")
+    return spec
+
+
+def solve(model: Any, lower: Optional[Sequence[float]] = None, upper: Optional[Sequence[float]] = None,
+          A: Optional[Any] = None, b: Optional[Sequence[float]] = None,
+          objective: Union[int, Sequence[float]] = 0, sense: str = "max", method: str = "enhanced",
+          time_limit: Optional[float] = None, threads: Optional[int] = None, seed: int = 0,
+          progress: Union[None, bool, Callable[[dict], Any]] = None, constant: float = 0.0,
+          record_values: bool = False, **options: Any) -> Result:
+    """Optimize ``objective`` (an output index, or one weight per output, plus ``constant``) of the network's
+    outputs over ``{x : lower <= x <= upper, A x <= b}``. See docs/PYTHON.md for the options.
+
+    Raises reluopt.Error (a ValueError) on bad input, with the command line's message. Ctrl-C stops the run within
+    a second and raises KeyboardInterrupt with the incumbent as ``e.result``."""
+    core_model, name = to_core_model(model)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
+        raise Error(f"threads must be an integer >= 1 (None: all cores), not {threads!r}")
+    if not isinstance(method, str):
+        raise Error(f"method must be a name such as 'enhanced', not {method!r}")
+    settings = {"method": method, "threads": int(threads or 0), "seed": int(seed),
+                "record_values": bool(record_values), "progress_interval": 0.5}
+    limit = math.inf if time_limit is None else float(time_limit)
+    with make_progress(progress, time_limit) as callback:
+        out = _core.solve(core_model, name, _domain_spec(lower, upper, A, b), _objective_spec(objective, constant, sense),
+                          settings, options, limit, callback)
+    result = Result(out)
+    if out["exception"] is not None:
+        error = out["exception"]
+        error.result = result
+        raise error
+    return result
