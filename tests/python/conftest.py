@@ -5,8 +5,8 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
-import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -15,45 +15,21 @@ EXAMPLES = ROOT / "examples"
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
+sys.path.insert(0, str(ROOT / "bench"))
+from netgen import forward, make_network, write_onnx  # noqa: E402  (the benchmarks' network generator)
+
+
 def xavier_layers(sizes, seed):
     """Xavier-uniform layers rounded to float32, as (W, b) float64 arrays."""
-    rng = np.random.default_rng(seed)
-    layers = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        a = np.sqrt(6.0 / (fan_in + fan_out))
-        w = rng.uniform(-a, a, size=(fan_out, fan_in)).astype(np.float32).astype(np.float64)
-        b = (rng.uniform(-1, 1, size=fan_out) / np.sqrt(fan_in)).astype(np.float32).astype(np.float64)
-        layers.append((w, b))
-    return layers
+    return make_network(sizes[0], sizes[1:-1], seed, outputs=sizes[-1])
 
 
 def onnx_model(layers):
     """The PyTorch export's form: Gemm(transB=1) and Relu, input [1, d]."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
 
-    nodes, inits, current = [], [], "x"
-    for k, (w, b) in enumerate(layers):
-        inits += [numpy_helper.from_array(w.astype(np.float32), f"W{k}"),
-                  numpy_helper.from_array(b.astype(np.float32), f"b{k}")]
-        nodes.append(helper.make_node("Gemm", [current, f"W{k}", f"b{k}"], [f"h{k}"], transB=1))
-        current = f"h{k}"
-        if k + 1 < len(layers):
-            nodes.append(helper.make_node("Relu", [current], [f"a{k}"]))
-            current = f"a{k}"
-    d, m = layers[0][0].shape[1], layers[-1][0].shape[0]
-    graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, d])],
-                              [helper.make_tensor_value_info(current, TensorProto.FLOAT, [1, m])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-
-
-def forward(layers, x):
-    v = np.asarray(x, dtype=np.float64)
-    for k, (w, b) in enumerate(layers):
-        v = w @ v + b
-        if k + 1 < len(layers):
-            v = np.maximum(v, 0.0)
-    return v
+    with tempfile.TemporaryDirectory() as tmp:
+        return onnx.load(write_onnx(layers, os.path.join(tmp, "net.onnx")))
 
 
 def run_cli(tmp_path, model, flags, domain=None, objective=None, check=True):
@@ -87,13 +63,4 @@ def net():
 
 @pytest.fixture
 def net_onnx(tmp_path, net):
-    import onnx
-
-    path = tmp_path / "net.onnx"
-    onnx.save(onnx_model(net), str(path))
-    return path
-
-
-def python_child(code):
-    """A child interpreter running `code` with this package importable."""
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return pathlib.Path(write_onnx(net, str(tmp_path / "net.onnx")))
