@@ -21,11 +21,11 @@ def train(seed: int = 0) -> tuple[MLPClassifier, np.ndarray, np.ndarray]:
 
 def attack(model: MLPClassifier, image: np.ndarray, label: int, target: int, eps: float) -> reluopt.Result:
     """Maximize logit[target] - logit[label] over the eps-box around the image (the logits order the classes
-    as the predicted probabilities do)."""
+    as the predicted probabilities do). The big-M MIP proves the maximum (in milliseconds on this network)."""
     weights = np.zeros(len(model.classes_))
     weights[target], weights[label] = 1.0, -1.0
     return reluopt.solve(model, lower=np.clip(image - eps, 0, 16), upper=np.clip(image + eps, 0, 16),
-                         objective=weights, method="enhanced", samples=200, time_limit=2.0, threads=1, seed=0)
+                         objective=weights, method="mip", time_limit=10.0, threads=1, seed=0)
 
 
 def main(eps: float = 1.5) -> tuple[int, reluopt.Result]:
@@ -35,11 +35,13 @@ def main(eps: float = 1.5) -> tuple[int, reluopt.Result]:
     image, label = images[index], int(labels[index])
     results = {t: attack(model, image, label, t, eps) for t in range(10) if t != label}
     target, best = max(results.items(), key=lambda item: item[1].objective)
-    print(f"image {index} (a {label}): best target {target}, margin {best.objective:.3f}, bound {best.bound}")
+    print(f"image {index} (a {label}): best target {target}, margin {best.objective:.3f} ({best.status})")
     if best.objective > 0:
         predicted = model.predict(best.x.reshape(1, -1))[0]
         print(f"adversarial example found: the classifier now says {predicted}, "
               f"largest pixel change {np.max(np.abs(best.x - image)):.3f}")
+    elif best.status == "optimal":
+        print(f"no adversarial example within eps = {eps}: the largest margin is proven negative")
     return label, best
 
 

@@ -17,10 +17,9 @@ def load(name):
 def test_torch_decision(capsys):
     pytest.importorskip("torch")
     example = load("torch_decision")
-    result = example.main()
+    model, result = example.main()
     assert result.status == "optimal"
     assert result.x[1] + result.x[2] <= 2.5 + 1e-9
-    model = example.train()
     import torch
     with torch.no_grad():
         predicted = model(torch.tensor(result.x, dtype=torch.float32).reshape(1, -1)).item()
