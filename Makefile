@@ -83,7 +83,7 @@ venv: deps $(VENV)/.deps
 # The extension alone, linked to the library the C++ build installs into $(BUILD_DIR)/prefix.
 python: build venv
 	cmake --install $(BUILD_DIR) --prefix $(CURDIR)/$(BUILD_DIR)/prefix > /dev/null
-	$(VENV_PYTHON) -m pip install -q --no-build-isolation --no-deps -C build-dir=$(BUILD_DIR)/python \
+	$(VENV_PYTHON) -m pip install -q --no-build-isolation --no-deps -C build-dir=$(BUILD_DIR)/pip \
 	  -C cmake.define.RELUOPT_INSTALLED=$(CURDIR)/$(BUILD_DIR)/prefix .
 
 test-python: python

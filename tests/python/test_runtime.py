@@ -46,8 +46,10 @@ def test_ctrl_c_raises_keyboard_interrupt_with_the_incumbent():
     report = json.loads(out)
     assert report["stopped_by"] == "interrupted" and report["status"] == "feasible"
     assert report["objective"] is not None and report["threads_left"] == 0
-    # Generous: the run polls its stop flag every few milliseconds, the interpreter's start and exit included.
-    assert ended - sent < 10.0
+    # Generous bounds on a loaded machine: the binding looks for signals every 50 ms and the run at its stop flag
+    # every few milliseconds (time.monotonic is one clock for both processes).
+    assert report["stopped"] - sent < 5.0
+    assert ended - sent < 15.0
 
 
 def test_threads_match_cli(tmp_path, net, net_onnx):
