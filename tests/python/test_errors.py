@@ -45,6 +45,11 @@ def test_unknown_options_are_named(net):
     ({"stop_rule": 0.1}, "option 'stop_rule' takes a pair"),
     ({"method": "simplex"}, "simplex"),
     ({"threads": 0}, "threads must be an integer >= 1"),
+    ({"threads": 5000}, "threads \\(--threads\\) must be between 1 and 1024"),
+    ({"seed": -1}, "seed must be an integer"),
+    ({"time_limit": float("nan")}, "time_limit \\(--time-limit\\) must be"),
+    ({"lower": [[0.0] * 4]}, "lower must have 1 dimension"),
+    ({"upper": [0.0, 1.0, float("nan"), 1.0]}, "domain bound 2 is not finite"),
     ({"sense": "up"}, "\"sense\" must be \"max\" or \"min\", not 'up'"),
     ({"objective": 5}, "output 5 does not exist"),
     ({"objective": [1.0, 2.0, 3.0]}, "weights"),
@@ -52,7 +57,7 @@ def test_unknown_options_are_named(net):
 ])
 def test_bad_arguments(net, kwargs, message):
     with raises(message):
-        reluopt.solve(net, **BOX, **kwargs)
+        reluopt.solve(net, **{**BOX, **kwargs})
 
 
 def test_domain_messages_match_cli(tmp_path, net_onnx):
