@@ -60,7 +60,7 @@ build: deps
 
 test: build python
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
-	$(MAKE) --no-print-directory test-python
+	$(PYTEST)
 
 # The Python package lives in .venv, made from the first python3 on PATH (a CPython 3.11 where there is one, so
 # that torch==2.13.0 installs; else Debian's). torch and scikit-learn are optional: without them their tests are
@@ -86,8 +86,11 @@ python: build venv
 	$(VENV_PYTHON) -m pip install -q --no-build-isolation --no-deps -C build-dir=$(BUILD_DIR)/pip \
 	  -C cmake.define.RELUOPT_INSTALLED=$(CURDIR)/$(BUILD_DIR)/prefix .
 
+# The Python tests compare with the command line of the same build.
+PYTEST = RELUOPT_CLI=$(CURDIR)/$(BUILD_DIR)/reluopt $(VENV_PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
 test-python: python
-	RELUOPT_CLI=$(CURDIR)/$(BUILD_DIR)/reluopt $(VENV_PYTHON) -m pytest -q -p no:cacheprovider tests/python
+	$(PYTEST)
 
 # The sanitizer builds use g++, whose runtimes come with it; a report fails the test (docs/FUZZING.md).
 # -O1 keeps their builds short; the sanitizers' own checks cost more than the optimization saves.
