@@ -8,14 +8,15 @@
 // output becomes the linear output layer; with no Relu at all the network is a single linear layer.
 //
 // Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Relu,
-// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant, in opsets kMinOpset to kMaxOpset
-// (see there). Weights are initializers, possibly also listed among the graph inputs (MATLAB exports); FLOAT,
-// DOUBLE, INT32 and INT64 tensors are read from raw_data or the typed fields, and every value must be finite.
-// The input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic), flattened in
-// row-major order. Anything else throws reluopt::Error naming the node and the file: other activations, skip
-// connections and branches, shapes computed at run time (Shape/Gather/Concat chains), BatchNormalization,
-// Dropout, external tensor data, a batch of several inputs, tensors that need more memory than a model may
-// take (io/readers.h).
+// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant; Conv, AveragePool, GlobalAveragePool
+// and BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice, Pad, Cast and Dropout
+// (onnx_shape_ops.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also
+// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from
+// raw_data or the typed fields, and every value must be finite. The input is one sample, a vector or a tensor
+// behind a batch dimension of 1 (or symbolic), flattened in row-major order. Anything else throws
+// reluopt::Error naming the node and the file: max pooling and activations other than ReLU, residual
+// connections and branches across a ReLU, external tensor data, a batch of several inputs, a model whose
+// layers and tensors together need more memory than a model may take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -39,6 +40,8 @@ namespace {
 // operator schemas): from opset 7 on Add, Sub, Mul, Div and Gemm broadcast as numpy does, and the later
 // versions of every accepted operator (up to 17) change only their types, make Gemm's C optional (11), and
 // move Squeeze/Unsqueeze axes from an attribute to an input (13), which the reader takes from either place.
+// Likewise Pad's pads and Slice's bounds move to inputs (11 and 10), BatchNormalization drops `spatial` (9)
+// and gains `training_mode` (14), AveragePool gains ceil_mode (10) and Shape start/end (15).
 constexpr std::int64_t kMinOpset = 7;
 constexpr std::int64_t kMaxOpset = 17;
 
