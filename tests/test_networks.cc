@@ -191,16 +191,8 @@ double brute_force_max(const Network& network, const Domain& domain, const Objec
   if (n > 16) throw std::invalid_argument("brute_force_max: too many neurons");
   const std::unique_ptr<LpSolver> lp = make_lp_solver();
   double best = -std::numeric_limits<double>::infinity();
-  for (long bits = 0; bits < (1L << n); ++bits) {
-    ActivationPattern pattern;
-    int next = 0;
-    for (int k = 0; k < network.num_hidden_layers(); ++k) {
-      std::vector<std::uint8_t> layer(network.hidden_width(k));
-      for (auto& bit : layer) bit = (bits >> next++) & 1L;
-      pattern.active.push_back(std::move(layer));
-    }
-    best = std::max(best, layered_region_max(network, domain, objective, pattern, *lp));
-  }
+  for (long bits = 0; bits < (1L << n); ++bits)
+    best = std::max(best, layered_region_max(network, domain, objective, pattern_of(network, bits), *lp));
   return best;
 }
 

@@ -157,6 +157,8 @@ void Reader::command(const Node& node) {
   if (!node.is_list()) fail(node.line, "a symbol " + shown(node.atom) + " outside parentheses");
   const std::string& name = head(node);
   if (name == "declare-const") return declare(node);
+  // SMT-LIB commands that some property files end with; they state nothing about the property.
+  if (name == "check-sat" || name == "get-model" || name == "exit") return;
   if (name != "assert") fail(node.line, "unsupported command " + shown(name) + " (expected declare-const or assert)");
   if (node.children.size() != 2) fail(node.line, "expected (assert FORMULA)");
   property_ = conjoin(property_, formula(node.children[1], 1), node.line);

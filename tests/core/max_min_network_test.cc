@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/max_min_network.h"
+#include "reluopt/error.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -100,7 +101,9 @@ TEST_P(MaxMinMethods, AgreesWithBruteForce) {
   } else {
     EXPECT_NEAR(sign * result.objective, best, 1e-6);
   }
-  if (result.bound) EXPECT_GE(sign * *result.bound, best - 1e-6);
+  if (result.bound) {
+    EXPECT_GE(sign * *result.bound, best - 1e-6);
+  }
   if (c.method != Method::kSampling && c.method != Method::kEnhanced) {
     ASSERT_TRUE(result.bound.has_value());
     EXPECT_EQ(result.status, SolveStatus::kOptimal);
