@@ -2,15 +2,9 @@
 # VNN-COMP: prepare_instance.sh v1 CATEGORY ONNX VNNLIB — checks that the files exist and that reluopt is built.
 # reluopt reads both files at run time and does no analysis here; a non-zero exit skips the instance.
 set -uo pipefail
-if [ "${1:-}" != "v1" ]; then
-  echo "Expected first argument (version string) 'v1', got '${1:-}'" >&2
-  exit 1
-fi
-if [ $# -lt 4 ]; then
-  echo "usage: prepare_instance.sh v1 CATEGORY ONNX VNNLIB" >&2
-  exit 1
-fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$repo/vnncomp/common.sh"
+check_arguments "prepare_instance.sh v1 CATEGORY ONNX VNNLIB" 4 "$@"
 for file in "$3" "$4"; do
   if [ ! -f "$file" ] && [ ! -f "$file.gz" ]; then
     echo "prepare_instance.sh: no file '$file'" >&2

@@ -4,20 +4,14 @@
 # VNNLIB.gz, or the names without .gz that only exist gzipped) are unpacked to a temporary directory first.
 # A file reluopt cannot read gives the result "error" and exit code 1.
 set -uo pipefail
-if [ "${1:-}" != "v1" ]; then
-  echo "Expected first argument (version string) 'v1', got '${1:-}'" >&2
-  exit 1
-fi
-if [ $# -lt 5 ]; then
-  echo "usage: run_instance.sh v1 CATEGORY ONNX VNNLIB RESULTS [TIMEOUT]" >&2
-  exit 1
-fi
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$repo/vnncomp/common.sh"
+check_arguments "run_instance.sh v1 CATEGORY ONNX VNNLIB RESULTS [TIMEOUT]" 5 "$@"
 category=$2
 onnx=$3
 vnnlib=$4
 results=$5
 timeout=${6:-60}
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
