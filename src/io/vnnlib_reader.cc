@@ -122,7 +122,8 @@ std::vector<Node> Reader::parse(std::istream& in) {
 
 bool parse_number(const std::string& text, double& value) {
   const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  const char* begin = text.size() > 1 && text[0] == '+' && text[1] != '-' ? text.data() + 1 : text.data();
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
   return ec == std::errc() && ptr == end && std::isfinite(value);
 }
 

@@ -85,7 +85,7 @@ TEST(VnnlibReader, BoxesAndOutputsInOneDisjunction) {
 
 TEST(VnnlibReader, ChainsConstantsAndSmtCommands) {
   const VnnlibProperty p = read_text("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n"
-                                     "(assert (<= -1 X_0 1))\n(assert (<= 0 1))\n(assert (<= Y_0 1e-3))\n(check-sat)\n");
+                                     "(assert (<= -1 X_0 +1))\n(assert (<= 0 1))\n(assert (<= Y_0 1e-3))\n(check-sat)\n");
   ASSERT_EQ(p.cases.size(), 1u);
   EXPECT_EQ(p.cases[0].box.lower[0], -1.0);
   EXPECT_EQ(p.cases[0].box.upper[0], 1.0);
