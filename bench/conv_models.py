@@ -85,6 +85,21 @@ def main():
     with open(args.out, "w") as f:
         json.dump({"time_limit": args.time_limit, "nproc": os.cpu_count(), "rows": rows}, f, indent=1)
         f.write("\n")
+    print(table(rows, args.time_limit))
+
+
+def table(rows, time_limit):
+    """The markdown table of one run: model, method, wall time, load time, status, value, bound."""
+    lines = [f"| model | method | wall s (limit {time_limit:g}) | load s | status | stopped by | value | bound |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        for r in row["runs"]:
+            value = "-" if r["value"] is None else f"{r['value']:.4f}"
+            bound = "-" if r["bound"] is None else f"{r['bound']:.4f}"
+            load = "-" if r["load_s"] is None else f"{r['load_s']:.2f}"
+            lines.append(f"| {row['model']} | {r['method']} | {r['wall_s']:.2f} | {load} | {r['status']} | "
+                         f"{r['stopped_by']} | {value} | {bound} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,12 @@ constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 // Rounds of lower-slope improvement for the objective's bound (optimize_objective).
 constexpr int kSlopeRounds = 4;
 
-// Neurons whose bounds are back-substituted together between two looks at the deadline: large enough for
-// efficient matrix products, small enough that a 2000-wide layer is checked every few hundred milliseconds.
-constexpr std::size_t kRowsPerCheck = 256;
+// Neurons whose bounds are back-substituted together between two looks at the deadline: at most
+// kMaxRowsPerCheck, large enough for efficient matrix products, and no more than fit in kWorkPerCheck
+// multiply-adds, so that a block takes well under a second also through the wide layers of a convolutional
+// network (3600 x 3072 and 1152 x 3600 weights: 16 neurons a block; bench/results/conv_models.md).
+constexpr std::size_t kMaxRowsPerCheck = 256;
+constexpr double kWorkPerCheck = 5e8;
 
 // gamma_n with room for the few extra operations around each product.
 double gamma(Eigen::Index n) {
@@ -95,6 +98,12 @@ class BackSubstitution {
     terms_.push_back({&layer, layer.weights.cwiseAbs() * input_magnitude + layer.bias.cwiseAbs()});
   }
   void add_relu_lines(ReluLines lines) { lines_.push_back(std::move(lines)); }
+  // Multiply-adds per row of Lambda to back-substitute from layer k to the input.
+  double work_per_row(int k) const {
+    double work = 0.0;
+    for (int j = 0; j <= k; ++j) work += static_cast<double>(terms_[j].layer->weights.size());
+    return work;
+  }
   ReluLines& lines(int j) { return lines_[j]; }
 
   // Upper bounds of the rows of Lambda h_k + c over the box, through layers k, k-1, ..., 0. With `trace` (a
@@ -176,14 +185,16 @@ bool apply_splits(const std::vector<Split>* splits, Eigen::VectorXd& l, Eigen::V
 }
 
 // Tightens the unstable neurons of layer k by back-substitution (the others are exact in any relaxation).
-// Blocks of kRowsPerCheck neurons, with a look at the deadline before each.
+// Blocks of neurons (two rows of Lambda each), with a look at the deadline before each.
 void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u, const Deadline* deadline) {
   std::vector<Eigen::Index> unstable;
   for (Eigen::Index i = 0; i < l.size(); ++i)
     if (l[i] < 0.0 && u[i] > 0.0) unstable.push_back(i);
-  for (std::size_t first = 0; first < unstable.size(); first += kRowsPerCheck) {
+  const auto fitting = static_cast<std::size_t>(kWorkPerCheck / (2.0 * back.work_per_row(k)));
+  const std::size_t block = std::clamp<std::size_t>(fitting, 1, kMaxRowsPerCheck);
+  for (std::size_t first = 0; first < unstable.size(); first += block) {
     if (deadline && deadline->expired()) return;
-    const std::size_t last = std::min(unstable.size(), first + kRowsPerCheck);
+    const std::size_t last = std::min(unstable.size(), first + block);
     const Eigen::Index r = static_cast<Eigen::Index>(last - first);
     Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(2 * r, l.size());
     for (Eigen::Index n = 0; n < r; ++n) {
