@@ -34,9 +34,9 @@ constexpr int kSlopeRounds = 4;
 // Neurons whose bounds are back-substituted together between two looks at the deadline: at most
 // kMaxRowsPerCheck, large enough for efficient matrix products, and no more than fit in kWorkPerCheck
 // multiply-adds, so that a block takes well under a second also through the wide layers of a convolutional
-// network (3600 x 3072 and 1152 x 3600 weights: 16 neurons a block; bench/results/conv_models.md).
+// network (3600 x 3072 and 1152 x 3600 weights: 6 neurons a block; bench/results/conv_models.md).
 constexpr std::size_t kMaxRowsPerCheck = 256;
-constexpr double kWorkPerCheck = 5e8;
+constexpr double kWorkPerCheck = 2e8;
 
 // gamma_n with room for the few extra operations around each product.
 double gamma(Eigen::Index n) {
@@ -216,9 +216,10 @@ void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::Vec
 // Lambda_i over x_{j+1} is negative) through Lambda_i alpha_i h^_i, h^_i its pre-activation in that linear network:
 // alpha_i = 1 where h^_i > 0 and 0 where h^_i <= 0 minimizes each term. Each round takes those slopes, back-
 // substitutes again and keeps the new bound when it is lower; any alpha in [0, 1] gives a valid bound.
+// The rounds stop at the deadline: the bound of any round is valid.
 void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                         const Eigen::VectorXd& output_weights, double constant, BackSubstitution& back,
-                        PropagatedObjective& objective) {
+                        PropagatedObjective& objective, const Deadline* deadline) {
   const int hidden = network.num_hidden_layers();
   auto pass = [&](PropagatedObjective& out, ObjectiveTrace& trace) {
     trace.coefficient.assign(static_cast<std::size_t>(hidden), Eigen::VectorXd());
@@ -234,7 +235,7 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
   };
   ObjectiveTrace trace;
   pass(objective, trace);
-  for (int round = 0; round < kSlopeRounds; ++round) {
+  for (int round = 0; round < kSlopeRounds && !(deadline && deadline->expired()); ++round) {
     // The linear network of the lines in use, at the maximizing vertex.
     Eigen::VectorXd x = best_vertex(objective.lambda, lo, hi);
     std::vector<std::pair<std::pair<int, Eigen::Index>, double>> old_slopes;
@@ -302,7 +303,7 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
     result.bounds.upper.push_back(std::move(u));
   }
   if (output_weights.size() == 0) return result;
-  optimize_objective(network, lo, hi, output_weights, constant, back, result.objective);
+  optimize_objective(network, lo, hi, output_weights, constant, back, result.objective, deadline);
   return result;
 }
 
