@@ -2,7 +2,7 @@
 """Convolutional models of MNIST and CIFAR size: load time and `reluopt solve --time-limit T` per method.
 
 Models (random weights, seed fixed, built with tests/io/make_conv_fixtures.py's Net, FLOAT weights):
-  mnist_convsmall  [1,1,28,28] -> Sub/Div normalization -> Conv 16 4x4 s2 -> ReLU -> Conv 32 4x4 s2 -> ReLU
+  mnist_convsmall  [1,1,28,28] -> Sub/Div normalization per channel -> Conv 16 4x4 s2 -> ReLU -> Conv 32 4x4 s2 -> ReLU
                    -> Flatten -> Gemm 100 -> ReLU -> Gemm 10      (784 -> 2704 -> 800 -> 100 -> 10)
   cifar_convsmall  [1,3,32,32] -> the same layers                 (3072 -> 3600 -> 1152 -> 100 -> 10)
 Load time: the `load_seconds` that `reluopt solve` reports (reading the ONNX file and folding it into dense
@@ -23,16 +23,11 @@ import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "io"))
-from make_conv_fixtures import Net  # noqa: E402
+from make_conv_fixtures import Net, normalized  # noqa: E402
 
 
 def convsmall(input_shape, seed):
-    net = Net(input_shape, seed)
-    channels = input_shape[1]
-    mean, std = np.full((1, channels, 1, 1), 0.1307), np.full((1, channels, 1, 1), 0.3081)
-    net.node("Sub", [net.const(mean)], lambda x: x - mean, net.shape)
-    net.node("Div", [net.const(std)], lambda x: x / std, net.shape)
-    return net.conv(16, (4, 4), strides=(2, 2)).relu().conv(32, (4, 4), strides=(2, 2)).relu() \
+    return normalized(Net(input_shape, seed)).conv(16, (4, 4), strides=(2, 2)).relu().conv(32, (4, 4), strides=(2, 2)).relu() \
         .flatten().gemm(100).relu().gemm(10)
 
 
@@ -85,6 +80,21 @@ def main():
     with open(args.out, "w") as f:
         json.dump({"time_limit": args.time_limit, "nproc": os.cpu_count(), "rows": rows}, f, indent=1)
         f.write("\n")
+    print(table(rows, args.time_limit))
+
+
+def table(rows, time_limit):
+    """The markdown table of one run: model, method, wall time, load time, status, value, bound."""
+    lines = [f"| model | method | wall s (limit {time_limit:g}) | load s | status | stopped by | value | bound |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        for r in row["runs"]:
+            value = "-" if r["value"] is None else f"{r['value']:.4f}"
+            bound = "-" if r["bound"] is None else f"{r['bound']:.4f}"
+            load = "-" if r["load_s"] is None else f"{r['load_s']:.2f}"
+            lines.append(f"| {row['model']} | {r['method']} | {r['wall_s']:.2f} | {load} | {r['status']} | "
+                         f"{r['stopped_by']} | {value} | {bound} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

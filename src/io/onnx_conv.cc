@@ -4,8 +4,8 @@
 // Each one is affine in its input, so it becomes a sparse matrix A (one row per output element, one column
 // per input element) and a bias, applied to the input's rows: out.rows = A * in.rows. The result joins the
 // dense layer under construction like any other affine operator, so a Conv followed by BatchNormalization
-// and Relu becomes one dense layer. Right after a ReLU (or at the network input) the input's rows are the
-// identity and A itself is the layer, which skips the product.
+// and Relu becomes one dense layer. Right after a ReLU or at the network input (normalized or not) the
+// input's rows are diagonal and the layer is A with scaled columns, which skips the product.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -90,6 +90,9 @@ Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
     w.out.push_back(span / w.strides[d] + 1);
     if (ceil_mode && span % w.strides[d] != 0) ctx.fail("ceil_mode=1 with a partial last window is not supported");
   }
+  // Visiting every tap of every window must be feasible: corrupt pads or kernels fail here, not in a loop.
+  if (w.out_size() < 0 || w.kernel_size() < 0 || num_elements({w.out_size(), w.kernel_size()}) < 0)
+    ctx.fail("kernel " + shape_string(kernel) + " over output " + shape_string(w.out) + " is too large");
   return w;
 }
 
@@ -133,21 +136,30 @@ const Value& image_input(const NodeContext& ctx, const Inputs& inputs) {
   return x;
 }
 
-bool is_identity(const Value& v) {
+// True when element i of v is d_i x_i + c_i: the layer input itself, or it normalized by constants.
+bool is_diagonal(const Value& v) {
   const Index n = v.rows.rows();
-  return !v.constant && v.rows.cols() == n + 1 && v.rows.leftCols(n).isIdentity(0.0) && v.offset().isZero(0.0);
+  return !v.constant && v.rows.cols() == n + 1 && v.rows.leftCols(n).isDiagonal(0.0);
+}
+
+// Called before the sparse matrix of `taps` entries that gives a result of `shape` is built.
+void check_sparse_memory(const NodeContext& ctx, const Value& x, const Shape& shape, std::int64_t taps) {
+  if (num_elements(shape) < 0 || taps < 0) ctx.fail("result " + shape_string(shape) + " is too large");
+  ctx.check_memory(shape, x.rows.cols());
+  ctx.check_memory({taps}, 2);  // a triplet is about two doubles
 }
 
 // out.rows = a * x.rows, plus `bias` on the offsets.
-Value apply_sparse(const NodeContext& ctx, const Value& x, Index rows, const Triplets& triplets,
-                   const Eigen::VectorXd& bias, Shape shape) {
-  ctx.check_memory(shape, x.rows.cols());
+Value apply_sparse(const Value& x, Index rows, const Triplets& triplets, const Eigen::VectorXd& bias,
+                   Shape shape) {
   SparseRows a(rows, x.rows.rows());
   a.setFromTriplets(triplets.begin(), triplets.end());
   Value out = like(x, std::move(shape));
-  if (is_identity(x)) {
+  if (is_diagonal(x)) {  // a's columns scaled: no product with a dense n x n block of zeros
+    const SparseRows scaled = a * x.rows.diagonal().asDiagonal();
     out.rows.setZero();
-    out.rows.leftCols(a.cols()) = a;
+    out.rows.leftCols(a.cols()) = scaled;
+    out.rows.col(out.rows.cols() - 1) = a * x.offset();
   } else {
     out.rows = a * x.rows;
   }
@@ -185,9 +197,12 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
     if (!b.constant || b.shape != Shape{maps}) ctx.fail("the bias must be a constant of shape [" + std::to_string(maps) + "]");
     for (std::int64_t m = 0; m < maps; ++m) bias.segment(m * win.out_size(), win.out_size()).setConstant(b.rows(m, 0));
   }
+  const Shape shape = with_channels(maps, win.out);
+  const std::int64_t taps = num_elements({maps, per_group, win.out_size(), win.kernel_size()});
+  check_sparse_memory(ctx, x, shape, taps);
   const Eigen::VectorXd weights = w.offset();
   Triplets triplets;
-  triplets.reserve(static_cast<std::size_t>(maps * per_group * win.out_size() * win.kernel_size()));
+  triplets.reserve(static_cast<std::size_t>(taps));
   for (std::int64_t m = 0; m < maps; ++m) {
     const std::int64_t first_channel = m / (maps / group) * per_group;
     for (std::int64_t c = 0; c < per_group; ++c) {
@@ -199,7 +214,7 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
       });
     }
   }
-  return apply_sparse(ctx, x, maps * win.out_size(), triplets, bias, with_channels(maps, win.out));
+  return apply_sparse(x, maps * win.out_size(), triplets, bias, shape);
 }
 
 // The mean over each window, per channel; padded positions count when count_include_pad=1.
@@ -214,6 +229,8 @@ Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
   std::vector<int> count(static_cast<std::size_t>(win.out_size()), 0);
   for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t) { ++count[out]; });
   const std::int64_t channels = x.shape[1];
+  const Shape shape = with_channels(channels, win.out);
+  check_sparse_memory(ctx, x, shape, num_elements({channels, win.out_size(), win.kernel_size()}));
   Triplets triplets;
   for (std::int64_t c = 0; c < channels; ++c)
     for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t in) {
@@ -221,18 +238,19 @@ Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
       triplets.emplace_back(c * win.out_size() + out, c * win.in_size() + in, 1.0 / n);
     });
   const Index rows = channels * win.out_size();
-  return apply_sparse(ctx, x, rows, triplets, Eigen::VectorXd::Zero(rows), with_channels(channels, win.out));
+  return apply_sparse(x, rows, triplets, Eigen::VectorXd::Zero(rows), shape);
 }
 
 Value global_average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& x = image_input(ctx, inputs);
   const std::int64_t channels = x.shape[1];
   const std::int64_t size = num_elements(Shape(x.shape.begin() + 2, x.shape.end()));
+  const Shape shape = with_channels(channels, Shape(x.shape.size() - 2, 1));
+  check_sparse_memory(ctx, x, shape, channels * size);
   Triplets triplets;
   for (std::int64_t c = 0; c < channels; ++c)
     for (std::int64_t i = 0; i < size; ++i) triplets.emplace_back(c, c * size + i, 1.0 / static_cast<double>(size));
-  return apply_sparse(ctx, x, channels, triplets, Eigen::VectorXd::Zero(channels),
-                      with_channels(channels, Shape(x.shape.size() - 2, 1)));
+  return apply_sparse(x, channels, triplets, Eigen::VectorXd::Zero(channels), shape);
 }
 
 // Inference-mode batch normalization, y = scale (x - mean) / sqrt(var + epsilon) + B per channel: a

@@ -15,44 +15,33 @@
 namespace reluopt::detail::onnx_graph {
 namespace {
 
-// Element i of the result is element sources[i] of v, or the constant `fill` where sources[i] < 0.
-Value select_elements(const NodeContext& ctx, const Value& v, Shape shape, const std::vector<Index>& sources,
-                      double fill) {
-  ctx.check_memory(shape, v.rows.cols());
-  Value out = like(v, std::move(shape));
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    if (sources[i] >= 0) {
-      out.rows.row(static_cast<Index>(i)) = v.rows.row(sources[i]);
-    } else {
-      out.rows.row(static_cast<Index>(i)).setZero();
-      out.rows(static_cast<Index>(i), out.rows.cols() - 1) = fill;
-    }
-  }
-  return out;
-}
-
-// For every element of `shape` (row-major), the flat index into `source_shape` that source(index) gives for
-// its multi-index, or -1 where it gives a negative coordinate.
+// Element i of the result (row-major in `shape`, multi-index (i_0, i_1, ...)) is the element of v at
+// (source(0, i_0), source(1, i_1), ...), or the constant `fill` where a coordinate is negative.
 template <typename Source>
-std::vector<Index> map_indices(const Shape& shape, const Shape& source_shape, Source source) {
-  const std::vector<std::int64_t> strides = row_major_strides(source_shape);
-  std::vector<Index> sources;
-  const std::int64_t n = num_elements(shape);
-  sources.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+Value select_elements(const NodeContext& ctx, const Value& v, Shape shape, Source source, double fill) {
+  if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
+  ctx.check_memory(shape, v.rows.cols() + 1);  // the result and the index of each element's source
+  const std::vector<std::int64_t> strides = row_major_strides(v.shape);
+  Value out = like(v, shape);
   Shape index(shape.size(), 0);
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (Index i = 0; i < out.rows.rows(); ++i) {
     Index flat = 0;
     for (std::size_t d = 0; d < shape.size() && flat >= 0; ++d) {
       const std::int64_t s = source(d, index[d]);
       flat = s < 0 ? -1 : flat + s * strides[d];
     }
-    sources.push_back(flat);
-    for (std::size_t d = shape.size(); d-- > 0;) {
+    if (flat >= 0) {
+      out.rows.row(i) = v.rows.row(flat);
+    } else {
+      out.rows.row(i).setZero();
+      out.rows(i, out.rows.cols() - 1) = fill;
+    }
+    for (std::size_t d = shape.size(); d-- > 0;) {  // odometer over the output index
       if (++index[d] < shape[d]) break;
       index[d] = 0;
     }
   }
-  return sources;
+  return out;
 }
 
 // From opset 15, start and end select part of the shape, clamped as Python slices are.
@@ -86,10 +75,12 @@ Value gather_op(const NodeContext& ctx, const Inputs& inputs) {
   const Shape view{num_elements(Shape(data.shape.begin(), data.shape.begin() + axis)),
                    static_cast<std::int64_t>(picks.size()),
                    num_elements(Shape(data.shape.begin() + axis + 1, data.shape.end()))};
-  const Shape source_view{view[0], data.shape[axis], view[2]};
-  const auto sources =
-      map_indices(view, source_view, [&](std::size_t d, std::int64_t i) { return d == 1 ? picks[i] : i; });
-  return select_elements(ctx, data, shape, sources, 0.0);
+  Value flat = data;
+  flat.shape = {view[0], data.shape[axis], view[2]};
+  const auto source = [&](std::size_t d, std::int64_t i) { return d == 1 ? picks[i] : i; };
+  Value out = select_elements(ctx, flat, view, source, 0.0);
+  out.shape = std::move(shape);
+  return out;
 }
 
 // Constants join non-constant tensors with zero coefficients; non-constant tensors must come from the same
@@ -161,9 +152,8 @@ Value slice_op(const NodeContext& ctx, const Inputs& inputs) {
     const std::int64_t span = bound(ends[k]) - first[d];
     shape[d] = span * steps[k] <= 0 ? 0 : (std::abs(span) + std::abs(steps[k]) - 1) / std::abs(steps[k]);
   }
-  const auto sources =
-      map_indices(shape, data.shape, [&](std::size_t d, std::int64_t i) { return first[d] + i * step[d]; });
-  return select_elements(ctx, data, shape, sources, 0.0);
+  return select_elements(ctx, data, shape, [&](std::size_t d, std::int64_t i) { return first[d] + i * step[d]; },
+                         0.0);
 }
 
 // Constant padding (pads as an attribute up to opset 10, an input from 11); negative pads crop.
@@ -191,12 +181,11 @@ Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
     if (shape[d] < 0 || std::abs(pads[d]) > kMaxElements || std::abs(pads[d + rank]) > kMaxElements)
       ctx.fail("pads " + shape_string(pads) + " do not fit shape " + shape_string(data.shape));
   }
-  if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
-  const auto sources = map_indices(shape, data.shape, [&](std::size_t d, std::int64_t i) {
+  const auto source = [&](std::size_t d, std::int64_t i) {
     const std::int64_t s = i - pads[d];
     return s < data.shape[d] ? s : -1;
-  });
-  return select_elements(ctx, data, shape, sources, fill);
+  };
+  return select_elements(ctx, data, shape, source, fill);
 }
 
 // Casts between floating types change nothing in double arithmetic; casts of constants to integers

@@ -201,7 +201,17 @@ def good_models():
         .reshape_via_shape().gemm(4).relu().gemm(2)
     nets["input_1x1x1x5"] = Net([1, 1, 1, 5], 13).conv(3, (1, 3)).relu().flatten().gemm(2)
     nets["opset11_conv"] = Net([1, 1, 5, 5], 14, opset=11).conv(2, (2, 2)).relu().flatten().gemm(1)
+    nets["normalized_conv"] = normalized(Net([1, 3, 5, 5], 16)).conv(2, (3, 3), pads=(1, 1, 1, 1)).relu() \
+        .flatten().gemm(2)
     return nets
+
+
+def normalized(net):
+    """(x - mean) / std per channel, as image models take their input."""
+    view = [1, net.shape[1]] + [1] * (len(net.shape) - 2)
+    mean, std = net.rng.uniform(0.2, 0.6, view), net.rng.uniform(0.2, 0.4, view)
+    net.node("Sub", [net.const(mean)], lambda x: x - mean, net.shape)
+    return net.node("Div", [net.const(std)], lambda x: x / std, net.shape)
 
 
 def pad_slice_cast_dropout():

@@ -60,7 +60,7 @@ TEST(OnnxConv, EveryVariantHasExpectedOutputs) {
   for (const char* file : {"conv_stride2.onnx", "conv_pads.onnx", "conv_same_upper.onnx", "conv_same_lower.onnx",
                            "conv_dilation2.onnx", "conv_groups2.onnx", "conv_batchnorm.onnx", "avgpool.onnx",
                            "avgpool_pads.onnx", "avgpool_count_pad.onnx", "global_avgpool.onnx",
-                           "reshape_shape_gather_concat.onnx", "input_1x1x1x5.onnx", "opset11_conv.onnx",
+                           "reshape_shape_gather_concat.onnx", "input_1x1x1x5.onnx", "opset11_conv.onnx", "normalized_conv.onnx",
                            "pad_slice_cast_dropout.onnx"})
     EXPECT_TRUE(expected_outputs().contains(file)) << file;
 }
