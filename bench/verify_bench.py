@@ -98,13 +98,15 @@ def instances(time_highs):
         d, m = layers[0][0].shape[1], layers[-1][0].shape[0]
         w = [1.0] + [0.0] * (m - 1)
         r = highs_mip.solve(layers, np.zeros(d), np.ones(d), weights=w, sense="max", bounds="lp", time_limit=60)
-        if r.get("status") != "optimal":
-            continue
-        big = r["objective"]
-        for side, t in [("sat", big - 0.02 * max(1.0, abs(big))), ("unsat", big + 0.02 * max(1.0, abs(big)))]:
-            box = (np.zeros(d).tolist(), np.ones(d).tolist())
-            disjuncts = [[(w, -t)]]
-            yield "below_t", f"{name} t={t:.4g}", models[name], [box], m, disjuncts, side
+        box = (np.zeros(d).tolist(), np.ones(d).tolist())
+        if r.get("status") == "optimal":
+            big = r["objective"]
+            cases = [("sat", big - 0.02 * max(1.0, abs(big))), ("unsat", big + 0.02 * max(1.0, abs(big)))]
+        else:  # thresholds around the best point HiGHS found; the answers from highs_answer
+            best = r["objective"] if r.get("objective") is not None else 0.0
+            cases = [(None, best - 0.1), (None, best + 0.02), (None, best + 2.0)]
+        for side, t in cases:
+            yield "below_t", f"{name} t={t:.4g}", models[name], [box], m, [[(w, -t)]], side
     for name, count, radii in [("cls5", 4, [0.02, 0.1]), ("digits", 3, [0.01, 0.03]), ("xavier_10_50_50", 0, [])]:
         layers = netgen.load_onnx(models[name])
         d = layers[0][0].shape[1]
@@ -113,8 +115,16 @@ def instances(time_highs):
             for radius in radii:
                 box, disjuncts = argmax_property(layers, centre, radius, 0.0, 1.0)
                 yield "argmax", f"{name} point {k} r={radius}", models[name], [box], layers[-1][0].shape[0], disjuncts, None
+    # The first test image of the digits set (tests/fixtures/digits: its r = 0.1 box, clipped to [0,1]).
+    layers = netgen.load_onnx(models["digits"])
+    image = json.load(open(os.path.join(ROOT, "tests/fixtures/digits/domain_r0.1_img0.json")))
+    lo, hi = np.array(image["lower"]), np.array(image["upper"])
+    centre = np.round(np.where(hi >= 1.0, lo + 0.1, hi - 0.1) * 16) / 16
+    for radius in [0.01, 0.02, 0.024, 0.026, 0.03]:
+        box, disjuncts = argmax_property(layers, centre, radius, 0.0, 1.0)
+        yield "argmax", f"digits image 0 r={radius}", models["digits"], [box], 10, disjuncts, None
     layers = netgen.load_onnx(models["deep_5x6x50"])
-    for spec in json.load(open(os.path.join(ROOT, "bench/models/deep_boxes.json")))[:6]:
+    for spec in json.load(open(os.path.join(ROOT, "bench/models/deep_boxes.json")))[:4]:
         lo, hi = np.array(spec["domain"]["lower"]), np.array(spec["domain"]["upper"])
         centre = 0.5 * (lo + hi)
         box, disjuncts = argmax_property(layers, centre, 0.5 * (hi - lo), lo, hi)
