@@ -5,6 +5,8 @@ Sets (every network from the repository: bench/models, examples/):
   below_t   "output 0 stays below t" over [0,1]^d, t 2% of max(1, |M|) below and above the maximum M
   argmax    "the centre's class stays maximal" on boxes of radius r around points (the unsafe set:
             some other output >= the class's output), and on the first boxes of bench/models/deep_boxes.json
+  conv      the argmax property on a small convolutional network (8x8 image, two Conv layers): no HiGHS
+            answer ("?"), the sats re-checked with verify_check.py's own Conv
   union     the argmax property on a union of two boxes
 The expected answer comes from HiGHS (bench/highs_mip.py, independent of reluopt) on the linear pieces of the
 property: sat when one of its points satisfies a piece by the numpy forward pass, unsat when every piece's
@@ -26,6 +28,7 @@ import tempfile
 import time
 
 import numpy as np
+import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -87,7 +90,21 @@ def argmax_property(layers, centre, radius, lo_clip, hi_clip):
     return (lo, hi), disjuncts
 
 
-def instances(time_highs):
+def conv_model(path):
+    """[1,1,8,8] -> Sub/Div -> Conv 4 3x3 -> ReLU -> Conv 8 3x3 stride 2 -> ReLU -> Flatten -> Gemm 10, random
+    weights from a fixed seed (tests/io/make_conv_fixtures.py's Net), FLOAT weights as exporters write them."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "io"))
+    from make_conv_fixtures import Net
+    from conv_models import write_float_model
+    net = Net([1, 1, 8, 8], SEED)
+    mean, std = np.full((1, 1, 1, 1), 0.1307), np.full((1, 1, 1, 1), 0.3081)
+    net.node("Sub", [net.const(mean)], lambda x: x - mean, net.shape)
+    net.node("Div", [net.const(std)], lambda x: x / std, net.shape)
+    net.conv(4, (3, 3)).relu().conv(8, (3, 3), strides=(2, 2)).relu().flatten().gemm(10)
+    write_float_model(net, path)
+
+
+def instances(time_highs, tmp):
     rng = np.random.default_rng(SEED)
     models = {name: os.path.join(ROOT, path) for name, path in [
         ("reg2", "bench/models/reg2.onnx"), ("reg4", "bench/models/reg4.onnx"), ("reg8", "bench/models/reg8.onnx"),
@@ -129,6 +146,16 @@ def instances(time_highs):
         centre = 0.5 * (lo + hi)
         box, disjuncts = argmax_property(layers, centre, 0.5 * (hi - lo), lo, hi)
         yield "argmax", f"deep_5x6x50 {spec['name']}", models["deep_5x6x50"], [box], 5, disjuncts, None
+    conv = os.path.join(tmp, "conv_8x8.onnx")
+    conv_model(conv)
+    for k in range(3):
+        centre = rng.uniform(0.0, 1.0, 64)
+        y = verify_check.forward(onnx.load(conv), centre, np.float64)
+        c = int(np.argmax(y))
+        disjuncts = [[([1.0 if i == j else -1.0 if i == c else 0.0 for i in range(10)], 0.0)] for j in range(10) if j != c]
+        for radius in [0.001, 0.005, 0.05]:
+            box = (np.maximum(centre - radius, 0.0).tolist(), np.minimum(centre + radius, 1.0).tolist())
+            yield "conv", f"conv 8x8 point {k} r={radius}", conv, [box], 10, disjuncts, "?"
     layers = netgen.load_onnx(models["cls5"])
     for k in range(4):
         a, b = rng.uniform(0.0, 1.0, 5), rng.uniform(0.0, 1.0, 5)
@@ -154,7 +181,7 @@ def main():
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (kind, label, model, boxes, m, disjuncts, side) in enumerate(instances(args.highs_time)):
+        for n, (kind, label, model, boxes, m, disjuncts, side) in enumerate(instances(args.highs_time, tmp)):
             prop = os.path.join(tmp, f"p{n}.vnnlib")
             open(prop, "w").write(vnnlib_text(boxes, m, disjuncts))
             # below_t: HiGHS proved the maximum M optimal, and t is 2% away from it.
