@@ -159,8 +159,9 @@ def instances(time_highs, tmp):
     layers = netgen.load_onnx(models["cls5"])
     for k in range(4):
         a, b = rng.uniform(0.0, 1.0, 5), rng.uniform(0.0, 1.0, 5)
-        (box_a, dis), (box_b, _) = argmax_property(layers, a, 0.08, 0.0, 1.0), argmax_property(layers, b, 0.08, 0.0, 1.0)
-        yield "union", f"cls5 two boxes {k}", models["cls5"], [box_a, box_b], 3, dis, None
+        radius = 0.08 if k < 2 else 0.01
+        (box_a, dis), (box_b, _) = argmax_property(layers, a, radius, 0.0, 1.0), argmax_property(layers, b, radius, 0.0, 1.0)
+        yield "union", f"cls5 two boxes {k} r={radius}", models["cls5"], [box_a, box_b], 3, dis, None
 
 
 def run_reluopt(binary, model, prop, result_file, time_limit):
