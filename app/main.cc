@@ -109,7 +109,8 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   if (options.objective_file) {
     objective = read_objective_json(*options.objective_file);
     objective.description = std::string(objective.sense == Sense::kMaximize ? "maximize" : "minimize") +
-                            " the weighted outputs of " + *options.objective_file;
+                            (objective.is_linear() ? " the weighted outputs of " : " the max-min objective of ") +
+                            *options.objective_file;
   } else {
     objective = Objective::output(network.output_dim(), 0);
     objective.description += " (default: no --objective given)";

@@ -5,6 +5,8 @@ Sets (every network from the repository: bench/models, examples/):
   below_t   "output 0 stays below t" over [0,1]^d, t 2% of max(1, |M|) below and above the maximum M
   argmax    "the centre's class stays maximal" on boxes of radius r around points (the unsafe set:
             some other output >= the class's output), and on the first boxes of bench/models/deep_boxes.json
+  conv      the argmax property on a small convolutional network (8x8 image, two Conv layers): no HiGHS
+            answer ("?"), the sats re-checked with verify_check.py's own Conv
   union     the argmax property on a union of two boxes
 The expected answer comes from HiGHS (bench/highs_mip.py, independent of reluopt) on the linear pieces of the
 property: sat when one of its points satisfies a piece by the numpy forward pass, unsat when every piece's
@@ -26,6 +28,7 @@ import tempfile
 import time
 
 import numpy as np
+import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -87,7 +90,21 @@ def argmax_property(layers, centre, radius, lo_clip, hi_clip):
     return (lo, hi), disjuncts
 
 
-def instances(time_highs):
+def conv_model(path):
+    """[1,1,8,8] -> Sub/Div -> Conv 4 3x3 -> ReLU -> Conv 8 3x3 stride 2 -> ReLU -> Flatten -> Gemm 10, random
+    weights from a fixed seed (tests/io/make_conv_fixtures.py's Net), FLOAT weights as exporters write them."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "io"))
+    from make_conv_fixtures import Net
+    from conv_models import write_float_model
+    net = Net([1, 1, 8, 8], SEED)
+    mean, std = np.full((1, 1, 1, 1), 0.1307), np.full((1, 1, 1, 1), 0.3081)
+    net.node("Sub", [net.const(mean)], lambda x: x - mean, net.shape)
+    net.node("Div", [net.const(std)], lambda x: x / std, net.shape)
+    net.conv(4, (3, 3)).relu().conv(8, (3, 3), strides=(2, 2)).relu().flatten().gemm(10)
+    write_float_model(net, path)
+
+
+def instances(time_highs, tmp):
     rng = np.random.default_rng(SEED)
     models = {name: os.path.join(ROOT, path) for name, path in [
         ("reg2", "bench/models/reg2.onnx"), ("reg4", "bench/models/reg4.onnx"), ("reg8", "bench/models/reg8.onnx"),
@@ -98,13 +115,15 @@ def instances(time_highs):
         d, m = layers[0][0].shape[1], layers[-1][0].shape[0]
         w = [1.0] + [0.0] * (m - 1)
         r = highs_mip.solve(layers, np.zeros(d), np.ones(d), weights=w, sense="max", bounds="lp", time_limit=60)
-        if r.get("status") != "optimal":
-            continue
-        big = r["objective"]
-        for side, t in [("sat", big - 0.02 * max(1.0, abs(big))), ("unsat", big + 0.02 * max(1.0, abs(big)))]:
-            box = (np.zeros(d).tolist(), np.ones(d).tolist())
-            disjuncts = [[(w, -t)]]
-            yield "below_t", f"{name} t={t:.4g}", models[name], [box], m, disjuncts, side
+        box = (np.zeros(d).tolist(), np.ones(d).tolist())
+        if r.get("status") == "optimal":
+            big = r["objective"]
+            cases = [("sat", big - 0.02 * max(1.0, abs(big))), ("unsat", big + 0.02 * max(1.0, abs(big)))]
+        else:  # thresholds around the best point HiGHS found; the answers from highs_answer
+            best = r["objective"] if r.get("objective") is not None else 0.0
+            cases = [(None, best - 0.1), (None, best + 0.02), (None, best + 2.0)]
+        for side, t in cases:
+            yield "below_t", f"{name} t={t:.4g}", models[name], [box], m, [[(w, -t)]], side
     for name, count, radii in [("cls5", 4, [0.02, 0.1]), ("digits", 3, [0.01, 0.03]), ("xavier_10_50_50", 0, [])]:
         layers = netgen.load_onnx(models[name])
         d = layers[0][0].shape[1]
@@ -113,17 +132,36 @@ def instances(time_highs):
             for radius in radii:
                 box, disjuncts = argmax_property(layers, centre, radius, 0.0, 1.0)
                 yield "argmax", f"{name} point {k} r={radius}", models[name], [box], layers[-1][0].shape[0], disjuncts, None
+    # The first test image of the digits set (tests/fixtures/digits: its r = 0.1 box, clipped to [0,1]).
+    layers = netgen.load_onnx(models["digits"])
+    image = json.load(open(os.path.join(ROOT, "tests/fixtures/digits/domain_r0.1_img0.json")))
+    lo, hi = np.array(image["lower"]), np.array(image["upper"])
+    centre = np.round(np.where(hi >= 1.0, lo + 0.1, hi - 0.1) * 16) / 16
+    for radius in [0.01, 0.02, 0.024, 0.026, 0.03]:
+        box, disjuncts = argmax_property(layers, centre, radius, 0.0, 1.0)
+        yield "argmax", f"digits image 0 r={radius}", models["digits"], [box], 10, disjuncts, None
     layers = netgen.load_onnx(models["deep_5x6x50"])
-    for spec in json.load(open(os.path.join(ROOT, "bench/models/deep_boxes.json")))[:6]:
+    for spec in json.load(open(os.path.join(ROOT, "bench/models/deep_boxes.json")))[:4]:
         lo, hi = np.array(spec["domain"]["lower"]), np.array(spec["domain"]["upper"])
         centre = 0.5 * (lo + hi)
         box, disjuncts = argmax_property(layers, centre, 0.5 * (hi - lo), lo, hi)
         yield "argmax", f"deep_5x6x50 {spec['name']}", models["deep_5x6x50"], [box], 5, disjuncts, None
+    conv = os.path.join(tmp, "conv_8x8.onnx")
+    conv_model(conv)
+    for k in range(3):
+        centre = rng.uniform(0.0, 1.0, 64)
+        y = verify_check.forward(onnx.load(conv), centre, np.float64)
+        c = int(np.argmax(y))
+        disjuncts = [[([1.0 if i == j else -1.0 if i == c else 0.0 for i in range(10)], 0.0)] for j in range(10) if j != c]
+        for radius in [0.001, 0.005, 0.05]:
+            box = (np.maximum(centre - radius, 0.0).tolist(), np.minimum(centre + radius, 1.0).tolist())
+            yield "conv", f"conv 8x8 point {k} r={radius}", conv, [box], 10, disjuncts, "?"
     layers = netgen.load_onnx(models["cls5"])
     for k in range(4):
         a, b = rng.uniform(0.0, 1.0, 5), rng.uniform(0.0, 1.0, 5)
-        (box_a, dis), (box_b, _) = argmax_property(layers, a, 0.08, 0.0, 1.0), argmax_property(layers, b, 0.08, 0.0, 1.0)
-        yield "union", f"cls5 two boxes {k}", models["cls5"], [box_a, box_b], 3, dis, None
+        radius = 0.08 if k < 2 else 0.01
+        (box_a, dis), (box_b, _) = argmax_property(layers, a, radius, 0.0, 1.0), argmax_property(layers, b, radius, 0.0, 1.0)
+        yield "union", f"cls5 two boxes {k} r={radius}", models["cls5"], [box_a, box_b], 3, dis, None
 
 
 def run_reluopt(binary, model, prop, result_file, time_limit):
@@ -144,7 +182,7 @@ def main():
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (kind, label, model, boxes, m, disjuncts, side) in enumerate(instances(args.highs_time)):
+        for n, (kind, label, model, boxes, m, disjuncts, side) in enumerate(instances(args.highs_time, tmp)):
             prop = os.path.join(tmp, f"p{n}.vnnlib")
             open(prop, "w").write(vnnlib_text(boxes, m, disjuncts))
             # below_t: HiGHS proved the maximum M optimal, and t is 2% away from it.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Re-checks a `reluopt verify` answer independently of reluopt: reads the ONNX file with onnx + numpy, runs
-its forward pass (Gemm, MatMul, Add, Sub, Mul, Div, Relu, Flatten, Reshape, Identity, Constant) in float64 and
+its forward pass (Gemm, MatMul, Add, Sub, Mul, Div, Relu, Conv, Flatten, Reshape, Identity, Constant) in float64 and
 in float32, parses the VNN-LIB file with its own s-expression reader, and evaluates the property's assertions
 at the counterexample's X with the forward pass's Y.
 
@@ -15,6 +15,31 @@ import sys
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+
+def conv2d(x, w, b, attrs):
+    """ONNX Conv on one NCHW sample, explicit pads only (auto_pad NOTSET), by a sum over the kernel offsets."""
+    if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+        raise SystemExit("verify_check: Conv with auto_pad not supported")
+    sh, sw = attrs.get("strides", [1, 1])
+    dh, dw = attrs.get("dilations", [1, 1])
+    top, left, bottom, right = attrs.get("pads", [0, 0, 0, 0])
+    group = attrs.get("group", 1)
+    x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    m, cg, kh, kw = w.shape
+    oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((1, m, oh, ow), dtype=x.dtype)
+    per_group = m // group
+    for g in range(group):
+        xs = x[0, g * cg:(g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                out[0, g * per_group:(g + 1) * per_group] += np.einsum("mc,chw->mhw", w[g * per_group:(g + 1) * per_group, :, i, j], patch)
+    if b is not None:
+        out += b.reshape(1, m, 1, 1)
+    return out
 
 
 def forward(model, x, dtype):
@@ -39,6 +64,7 @@ def forward(model, x, dtype):
         elif op == "Mul": out = a[0] * a[1]
         elif op == "Div": out = a[0] / a[1]
         elif op == "Relu": out = np.maximum(a[0], 0)
+        elif op == "Conv": out = conv2d(a[0], a[1], a[2] if len(a) > 2 else None, attrs)
         elif op == "Flatten": out = a[0].reshape(a[0].shape[0], -1)
         elif op == "Reshape":
             target = [int(v) for v in a[1]]

@@ -137,6 +137,7 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
   const Deadline deadline(control.time_limit, control.stop);
   VerifyResult result;
   bool proven = true;
+  bool limit_hit = false;  // some case ended undecided at its share of the time limit
   for (std::size_t k = 0; k < property.cases.size() && result.status != VerifyStatus::kSat; ++k) {
     const VnnlibCase& property_case = property.cases[k];
     const Objective margin = margin_objective(property_case, property.num_outputs);
@@ -149,14 +150,14 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
       take_point(network, property_case, margin, run.prover, report, result);
       report.bound = run.prover.bound;
     }
+    limit_hit = limit_hit || (case_clock.elapsed() >= share && !deadline.interrupted());
     if (report.bound && *report.bound < -kUnsatMargin) report.decided = true;
     proven = proven && report.bound && *report.bound < -kUnsatMargin;
     report.seconds = case_clock.elapsed();
     result.cases.push_back(report);
   }
   if (result.status != VerifyStatus::kSat)
-    result.status = proven ? VerifyStatus::kUnsat
-                           : (deadline.remaining() <= 0.0 ? VerifyStatus::kTimeout : VerifyStatus::kUnknown);
+    result.status = proven ? VerifyStatus::kUnsat : limit_hit ? VerifyStatus::kTimeout : VerifyStatus::kUnknown;
   result.seconds = deadline.elapsed();
   return result;
 }

@@ -88,6 +88,19 @@ class VerifyCli(unittest.TestCase):
         self.assert_refused([MODEL, SAT, "--time-limit", "-1"], 2, "--time-limit")
         self.assert_refused([MODEL, SAT, "--method", "bab"], 2, "unknown option '--method'")
 
+    def test_solve_with_a_max_min_objective(self):
+        doc = self.path("max_min.json")
+        objective = os.path.join(DIR, "cls5_max_min_objective.json")
+        proc = subprocess.run([BINARY, "solve", MODEL, "--objective", objective, "--method", "bab", "--json", doc,
+                               "--quiet"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("the max-min objective of", proc.stdout)
+        result = json.load(open(doc))
+        y = result["outputs"]
+        value = max(min(y[1] - y[2], y[1] - 20), y[0] - 30)
+        self.assertAlmostEqual(result["objective"], value, places=9)
+        self.assertGreaterEqual(result["bound"], result["objective"] - 1e-9)
+
     def test_vnncomp_scripts(self):
         scripts = os.path.join(REPO, "vnncomp")
         onnx_gz, prop_gz = self.path("m.onnx.gz"), self.path("p.vnnlib.gz")
