@@ -127,9 +127,12 @@ class GradientMover final : public SampleMover {
   }
 
  private:
-  // x projected onto P (and moved inside it, as a reported point would be), with its value and gradient.
+  // x projected onto P (and, with rows, moved inside it as a reported point would be), with its value and
+  // gradient. A box's projection is exact, so it saves evaluate_point's forward pass.
   AscentPoint at(const Eigen::VectorXd& x) {
-    AscentPoint point{evaluate_point(problem_, projector_.project(x)).x, {}};
+    Eigen::VectorXd projected = projector_.project(x);
+    if (problem_.domain.has_rows()) projected = evaluate_point(problem_, std::move(projected)).x;
+    AscentPoint point{std::move(projected), {}};
     point.slope = region_gradient(problem_.network, problem_.objective, point.x);
     return point;
   }
