@@ -114,8 +114,8 @@ struct GradientOptions {
 
 // The relaxing walk (Method::kWalk, docs/MATH.md §14): `iterations` rounds of diversification, each forcing
 // first-layer, then second-layer neurons away from the best pattern and walking from the relaxation's optimum;
-// a round gives up after infeasible_per_iteration infeasible relaxations. A walk steps `delta` (relative to its
-// last move) past each region's optimum.
+// a layer whose relaxation its fixings make infeasible retries with half of them, infeasible_per_iteration times
+// at most. A walk steps `delta` (relative to its last move) past each region's optimum.
 struct WalkOptions {
   int iterations = 10;
   int infeasible_per_iteration = 5;
