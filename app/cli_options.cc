@@ -57,6 +57,7 @@ Usage:
   reluopt relax MODEL [options]     the root LP relaxation bound of a MIP formulation (--method, --bounds,
                                     --partitions), without branching
   reluopt evt VALUES.csv [options]  extreme-value analysis of solve --values-out (right tail; see 'reluopt evt --help')
+  reluopt verify MODEL PROP.vnnlib [options]  decide a VNN-LIB property: sat / unsat / unknown / timeout (see 'reluopt verify --help')
   reluopt --help | --version
 
 Options of solve:

@@ -38,6 +38,10 @@ Domain random_polytope(int dim, int rows, std::uint64_t seed);
 // Only for networks with at most ~12 hidden neurons. Returns the maximized value sign * g.
 double brute_force_max(const Network& network, const Domain& domain, const Objective& objective);
 
+// The exact maximum of sign * g for a max-min objective (or a linear one), by epigraph LPs over every
+// activation pattern in the layered space: independent of the compiled network under test.
+double brute_force_max_min(const Network& network, const Domain& domain, const Objective& objective);
+
 // A reported point is honest: inside P (rows included) and its objective the forward pass's value at x.
 void expect_honest(const Network& net, const Domain& domain, const Objective& objective, const SolveResult& r);
 

@@ -9,6 +9,7 @@
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "algorithms/walk.h"
+#include "core/max_min_network.h"
 #include "reluopt/error.h"
 #include "reluopt/problem.h"
 #include "reluopt/scaling.h"
@@ -123,6 +124,12 @@ int abandoned_solver_threads() { return abandoned_mip_solves(); }
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunControl& control) {
+  if (!objective.is_linear()) {
+    objective.validate(network.output_dim());
+    const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
+    return detail::map_max_min_result(solve(compiled.network, domain, compiled.objective, options, control), network,
+                                      objective);
+  }
   validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
