@@ -10,6 +10,7 @@
 
 #include "reluopt/linear_model.h"
 #include "reluopt/pattern_lp.h"
+#include "reluopt/solve.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt::testing {
@@ -239,6 +240,25 @@ SmallProblemTest::SmallProblemTest(SmallProblem problem)
 
 double SmallProblemTest::forward_value(const Eigen::VectorXd& x) const {
   return objective_.sign() * objective_.value(net_.forward(x));
+}
+
+void expect_honest(const Network& net, const Domain& domain, const Objective& objective, const SolveResult& r) {
+  ASSERT_NE(r.status, SolveStatus::kNoSolution);
+  EXPECT_LE(domain.max_violation(r.x), 1e-12);
+  EXPECT_DOUBLE_EQ(r.objective, objective.value(net.forward(r.x)));
+}
+
+void expect_tiny_network_optima(const SolveOptions& options) {
+  const Network net = tiny_network();
+  const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), options);
+  expect_honest(net, Domain::unit_box(2), Objective::output(1), r);
+  EXPECT_EQ(r.method, method_name(options.method));
+  EXPECT_NEAR(r.objective, 2.5, 1e-9);
+  Objective minimize = Objective::output(1);
+  minimize.sense = Sense::kMinimize;
+  const SolveResult m = solve(net, Domain::unit_box(2), minimize, options);
+  expect_honest(net, Domain::unit_box(2), minimize, m);
+  EXPECT_NEAR(m.objective, -0.5, 1e-9);
 }
 
 }  // namespace reluopt::testing
