@@ -31,9 +31,12 @@ constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 // Rounds of lower-slope improvement for the objective's bound (optimize_objective).
 constexpr int kSlopeRounds = 4;
 
-// Neurons whose bounds are back-substituted together between two looks at the deadline: large enough for
-// efficient matrix products, small enough that a 2000-wide layer is checked every few hundred milliseconds.
-constexpr std::size_t kRowsPerCheck = 256;
+// Neurons whose bounds are back-substituted together between two looks at the deadline: at most
+// kMaxRowsPerCheck, large enough for efficient matrix products, and no more than fit in kWorkPerCheck
+// multiply-adds, so that a block takes well under a second also through the wide layers of a convolutional
+// network (3600 x 3072 and 1152 x 3600 weights: 6 neurons a block; bench/results/conv_models.md).
+constexpr std::size_t kMaxRowsPerCheck = 256;
+constexpr double kWorkPerCheck = 2e8;
 
 // gamma_n with room for the few extra operations around each product.
 double gamma(Eigen::Index n) {
@@ -95,6 +98,12 @@ class BackSubstitution {
     terms_.push_back({&layer, layer.weights.cwiseAbs() * input_magnitude + layer.bias.cwiseAbs()});
   }
   void add_relu_lines(ReluLines lines) { lines_.push_back(std::move(lines)); }
+  // Multiply-adds per row of Lambda to back-substitute from layer k to the input.
+  double work_per_row(int k) const {
+    double work = 0.0;
+    for (int j = 0; j <= k; ++j) work += static_cast<double>(terms_[j].layer->weights.size());
+    return work;
+  }
   ReluLines& lines(int j) { return lines_[j]; }
 
   // Upper bounds of the rows of Lambda h_k + c over the box, through layers k, k-1, ..., 0. With `trace` (a
@@ -176,14 +185,16 @@ bool apply_splits(const std::vector<Split>* splits, Eigen::VectorXd& l, Eigen::V
 }
 
 // Tightens the unstable neurons of layer k by back-substitution (the others are exact in any relaxation).
-// Blocks of kRowsPerCheck neurons, with a look at the deadline before each.
+// Blocks of neurons (two rows of Lambda each), with a look at the deadline before each.
 void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u, const Deadline* deadline) {
   std::vector<Eigen::Index> unstable;
   for (Eigen::Index i = 0; i < l.size(); ++i)
     if (l[i] < 0.0 && u[i] > 0.0) unstable.push_back(i);
-  for (std::size_t first = 0; first < unstable.size(); first += kRowsPerCheck) {
+  const auto fitting = static_cast<std::size_t>(kWorkPerCheck / (2.0 * back.work_per_row(k)));
+  const std::size_t block = std::clamp<std::size_t>(fitting, 1, kMaxRowsPerCheck);
+  for (std::size_t first = 0; first < unstable.size(); first += block) {
     if (deadline && deadline->expired()) return;
-    const std::size_t last = std::min(unstable.size(), first + kRowsPerCheck);
+    const std::size_t last = std::min(unstable.size(), first + block);
     const Eigen::Index r = static_cast<Eigen::Index>(last - first);
     Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(2 * r, l.size());
     for (Eigen::Index n = 0; n < r; ++n) {
@@ -205,9 +216,10 @@ void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::Vec
 // Lambda_i over x_{j+1} is negative) through Lambda_i alpha_i h^_i, h^_i its pre-activation in that linear network:
 // alpha_i = 1 where h^_i > 0 and 0 where h^_i <= 0 minimizes each term. Each round takes those slopes, back-
 // substitutes again and keeps the new bound when it is lower; any alpha in [0, 1] gives a valid bound.
+// The rounds stop at the deadline: the bound of any round is valid.
 void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                         const Eigen::VectorXd& output_weights, double constant, BackSubstitution& back,
-                        PropagatedObjective& objective) {
+                        PropagatedObjective& objective, const Deadline* deadline) {
   const int hidden = network.num_hidden_layers();
   auto pass = [&](PropagatedObjective& out, ObjectiveTrace& trace) {
     trace.coefficient.assign(static_cast<std::size_t>(hidden), Eigen::VectorXd());
@@ -223,7 +235,7 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
   };
   ObjectiveTrace trace;
   pass(objective, trace);
-  for (int round = 0; round < kSlopeRounds; ++round) {
+  for (int round = 0; round < kSlopeRounds && !(deadline && deadline->expired()); ++round) {
     // The linear network of the lines in use, at the maximizing vertex.
     Eigen::VectorXd x = best_vertex(objective.lambda, lo, hi);
     std::vector<std::pair<std::pair<int, Eigen::Index>, double>> old_slopes;
@@ -291,7 +303,7 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
     result.bounds.upper.push_back(std::move(u));
   }
   if (output_weights.size() == 0) return result;
-  optimize_objective(network, lo, hi, output_weights, constant, back, result.objective);
+  optimize_objective(network, lo, hi, output_weights, constant, back, result.objective, deadline);
   return result;
 }
 

@@ -48,8 +48,12 @@ std::pair<std::vector<int>, std::vector<double>> y_minus_h_row(const MipFormulat
   const std::vector<int>& inputs = layer_inputs(f, k);
   std::pair<std::vector<int>, std::vector<double>> row{{y}, {1.0}};
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    // A convolution's dense layer is mostly zeros (48 of 3072 weights per neuron on CIFAR): rows keep the
+    // nonzeros only, which keeps the formulation and its LPs the size of the convolution.
+    const double w = layer.weights(j, static_cast<Eigen::Index>(i));
+    if (w == 0.0) continue;
     row.first.push_back(inputs[i]);
-    row.second.push_back(-layer.weights(j, static_cast<Eigen::Index>(i)));
+    row.second.push_back(-w);
   }
   return row;
 }

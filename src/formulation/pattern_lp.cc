@@ -74,6 +74,10 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
   RowMajorMatrix G = RowMajorMatrix::Zero(layers > 0 ? network.hidden_width(0) : 1, dim);
   G.leftCols(d) = layers > 0 ? network.hidden_layer(0).weights : objective_weights;
   Eigen::VectorXd g = layers > 0 ? network.hidden_layer(0).bias : objective_bias;
+  // Free variables are numbered in layer order, so G_k is zero beyond its first `used` columns (x and the free
+  // neurons of earlier layers); the products skip the rest (with a free last layer of 1000 neurons and d = 10,
+  // the product would otherwise be 100x wider than it needs to be).
+  int used = d;
   for (int k = 0; k < layers; ++k) {
     region.G.push_back(G);
     region.g.push_back(g);
@@ -90,9 +94,10 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
     Eigen::VectorXd next_g = next_bias;
     if (!active.empty()) {
       const Eigen::MatrixXd W_active = next_weights(Eigen::all, active);
-      next_G.noalias() += W_active * G(active, Eigen::all);
+      next_G.leftCols(used).noalias() += W_active * G(active, Eigen::seqN(0, used));
       next_g.noalias() += W_active * g(active);
     }
+    for (int j = 0; j < network.hidden_width(k); ++j) used += region.free_index[k][j] >= 0;
     G = std::move(next_G);
     g = std::move(next_g);
   }

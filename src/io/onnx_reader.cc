@@ -8,14 +8,15 @@
 // output becomes the linear output layer; with no Relu at all the network is a single linear layer.
 //
 // Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Relu,
-// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant, in opsets kMinOpset to kMaxOpset
-// (see there). Weights are initializers, possibly also listed among the graph inputs (MATLAB exports); FLOAT,
-// DOUBLE, INT32 and INT64 tensors are read from raw_data or the typed fields, and every value must be finite.
-// The input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic), flattened in
-// row-major order. Anything else throws reluopt::Error naming the node and the file: other activations, skip
-// connections and branches, shapes computed at run time (Shape/Gather/Concat chains), BatchNormalization,
-// Dropout, external tensor data, a batch of several inputs, tensors that need more memory than a model may
-// take (io/readers.h).
+// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant; Conv, AveragePool, GlobalAveragePool
+// and BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice, Pad, Cast and Dropout
+// (onnx_shape_ops.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also
+// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from
+// raw_data or the typed fields, and every value must be finite. The input is one sample, a vector or a tensor
+// behind a batch dimension of 1 (or symbolic), flattened in row-major order. Anything else throws
+// reluopt::Error naming the node and the file: max pooling and activations other than ReLU, residual
+// connections and branches across a ReLU, external tensor data, a batch of several inputs, a model whose
+// layers and tensors together need more memory than a model may take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +29,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "io/onnx_graph.h"
 #include "io/readers.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
@@ -35,20 +37,18 @@
 namespace reluopt {
 namespace {
 
-using Shape = std::vector<std::int64_t>;
-using Index = Eigen::Index;
-using detail::ReadLimits;
-
 // The opsets whose definitions of the accepted operators are checked against this reader (onnx 1.12's
 // operator schemas): from opset 7 on Add, Sub, Mul, Div and Gemm broadcast as numpy does, and the later
 // versions of every accepted operator (up to 17) change only their types, make Gemm's C optional (11), and
 // move Squeeze/Unsqueeze axes from an attribute to an input (13), which the reader takes from either place.
+// Likewise Pad's pads and Slice's bounds move to inputs (11 and 10), BatchNormalization drops `spatial` (9)
+// and gains `training_mode` (14), AveragePool gains ceil_mode (10) and Shape start/end (15).
 constexpr std::int64_t kMinOpset = 7;
 constexpr std::int64_t kMaxOpset = 17;
 
-// Tensors are held densely, one row per element; this bound turns corrupt or absurd shapes into an Error
-// instead of an overflow or a failed allocation.
-constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+}  // namespace
+
+namespace detail::onnx_graph {
 
 // The element count, or -1 when a dimension is negative or the count exceeds kMaxElements.
 std::int64_t num_elements(const Shape& shape) {
@@ -65,18 +65,6 @@ std::string shape_string(const Shape& shape) {
   for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? "," : "") + std::to_string(shape[k]);
   return s + "]";
 }
-
-// A graph tensor as a function of the input x of the dense layer under construction: element i, in row-major
-// order of `shape`, equals rows.row(i) * [x; 1]. A constant keeps only the last (offset) column, so every
-// linear operator is one row operation applied alike to coefficients and offsets.
-struct Value {
-  Shape shape;
-  Eigen::MatrixXd rows;
-  bool constant = true;
-  std::size_t stage = 0;  // dense layers already emitted when this tensor was computed
-
-  Eigen::VectorXd offset() const { return rows.col(rows.cols() - 1); }
-};
 
 Value make_constant(Shape shape, Eigen::VectorXd data) {
   Value v;
@@ -114,35 +102,6 @@ Value make_identity(Shape shape, std::size_t stage) {
   v.stage = stage;
   return v;
 }
-
-// Every message names the node, its operator and the file, so a user can find the culprit in a viewer.
-class NodeContext {
- public:
-  NodeContext(const onnx::NodeProto& node, int index, const std::string& path, const ReadLimits& limits)
-      : node_(node), index_(index), path_(path), limits_(limits) {}
-
-  const onnx::NodeProto& node() const { return node_; }
-  const ReadLimits& limits() const { return limits_; }
-  // Called before a tensor is allocated whose size does not follow from the file's size (broadcasts,
-  // products).
-  void check_memory(const Shape& shape, Index columns) const {
-    if (const std::string problem = memory_problem(shape, columns, limits_); !problem.empty()) fail(problem);
-  }
-  std::string label() const {
-    if (!node_.name().empty()) return "'" + node_.name() + "'";
-    return "#" + std::to_string(index_) + (node_.output_size() ? " ('" + node_.output(0) + "')" : "");
-  }
-  std::string where() const { return "in node " + label() + " (" + node_.op_type() + ") of '" + path_ + "'"; }
-  [[noreturn]] void fail(const std::string& what) const { throw Error(what + " " + where()); }
-
- private:
-  const onnx::NodeProto& node_;
-  int index_;
-  const std::string& path_;
-  const ReadLimits& limits_;
-};
-
-using Inputs = std::vector<const Value*>;
 
 const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k) {
   if (k >= inputs.size() || inputs[k] == nullptr) ctx.fail("missing input " + std::to_string(k));
@@ -319,13 +278,20 @@ Value broadcast_to(const Value& v, const Shape& shape) {
   return gather(v, shape, strides);
 }
 
+// Two non-constant tensors computed after the same ReLU are affine in the same x, so their sum is too; across
+// a ReLU it is a residual connection, which a chain of dense layers cannot express.
 Value add(const NodeContext& ctx, const Value& a, const Value& b) {
-  if (!a.constant && !b.constant)
-    ctx.fail("sum of two non-constant tensors (skip connections are not supported)");
+  if (!a.constant && !b.constant && a.stage != b.stage)
+    ctx.fail("sum of two non-constant tensors from different layers (residual connections are not supported)");
   const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
   ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
   Value sum = broadcast_to(a.constant ? b : a, shape);
-  sum.rows.rightCols(1) += broadcast_to(a.constant ? a : b, shape).rows;
+  const Value other = broadcast_to(a.constant ? a : b, shape);
+  if (other.constant) {
+    sum.rows.rightCols(1) += other.rows;
+  } else {
+    sum.rows += other.rows;
+  }
   return sum;
 }
 
@@ -417,6 +383,13 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   out.shape = shape;
   return out;
 }
+
+}  // namespace detail::onnx_graph
+
+namespace {
+
+using namespace detail::onnx_graph;
+using detail::ReadLimits;
 
 // ---- Operators ----
 
@@ -555,16 +528,36 @@ Value constant_op(const NodeContext& ctx, const Inputs&) {
   return make_constant(shape, std::move(data));
 }
 
-using Operator = Value (*)(const NodeContext&, const Inputs&);
-
 const std::unordered_map<std::string, Operator>& affine_operators() {
-  static const std::unordered_map<std::string, Operator> operators = {
-      {"Gemm", gemm_op},         {"MatMul", matmul_op},       {"Add", add_op},
-      {"Sub", sub_op},           {"Mul", mul_op},             {"Div", div_op},
-      {"Identity", identity_op}, {"Flatten", flatten_op},     {"Reshape", reshape_op},
-      {"Squeeze", squeeze_op},   {"Unsqueeze", unsqueeze_op}, {"Transpose", transpose_op},
-      {"Constant", constant_op}};
+  static const std::unordered_map<std::string, Operator> operators = [] {
+    std::unordered_map<std::string, Operator> ops = {
+        {"Gemm", gemm_op},         {"MatMul", matmul_op},       {"Add", add_op},
+        {"Sub", sub_op},           {"Mul", mul_op},             {"Div", div_op},
+        {"Identity", identity_op}, {"Flatten", flatten_op},     {"Reshape", reshape_op},
+        {"Squeeze", squeeze_op},   {"Unsqueeze", unsqueeze_op}, {"Transpose", transpose_op},
+        {"Constant", constant_op}};
+    add_conv_operators(ops);
+    add_shape_operators(ops);
+    return ops;
+  }();
   return operators;
+}
+
+// Why a common operator that is not affine is refused, for the error message; "" for any other.
+std::string refusal_reason(const std::string& op_type) {
+  static const std::unordered_map<std::string, std::string> reasons = {
+      {"MaxPool", "max pooling is not an affine map"},
+      {"GlobalMaxPool", "max pooling is not an affine map"},
+      {"Sigmoid", "only ReLU activations are supported"},
+      {"Tanh", "only ReLU activations are supported"},
+      {"Softmax", "only ReLU activations are supported"},
+      {"LogSoftmax", "only ReLU activations are supported"},
+      {"LeakyRelu", "only ReLU activations are supported"},
+      {"Elu", "only ReLU activations are supported"},
+      {"PRelu", "only ReLU activations are supported"},
+      {"Clip", "only ReLU activations are supported"}};
+  const auto it = reasons.find(op_type);
+  return it == reasons.end() ? "" : " (" + it->second + ")";
 }
 
 // ---- The graph ----
@@ -642,7 +635,7 @@ class GraphReader {
     if (!relu && (!standard || op == affine_operators().end())) {
       const std::string op_name = standard ? node.op_type() : node.domain() + "." + node.op_type();
       throw Error("unsupported ONNX operator '" + op_name + "' in node " + ctx.label() + " of '" + path_ +
-                  "'");
+                  "'" + (standard ? refusal_reason(node.op_type()) : ""));
     }
     Inputs inputs;
     for (const std::string& name : node.input()) {
@@ -669,8 +662,11 @@ class GraphReader {
     if (pre_activation.constant) ctx.fail("Relu of a constant tensor");
     if (const std::string problem = chain_problem(pre_activation); !problem.empty())
       ctx.fail("Relu input " + problem);
-    ctx.check_memory(pre_activation.shape, num_elements(pre_activation.shape) + 1);
     layers_.push_back(dense_layer(pre_activation));
+    // Every later tensor is checked together with the layers already held: a model is refused by the sum.
+    const DenseLayer& layer = layers_.back();
+    limits_.held_bytes += sizeof(double) * static_cast<std::uint64_t>(layer.weights.size() + layer.bias.size());
+    ctx.check_memory(pre_activation.shape, num_elements(pre_activation.shape) + 1);
     return make_identity(pre_activation.shape, layers_.size());
   }
 
@@ -693,7 +689,7 @@ class GraphReader {
 
   const onnx::GraphProto& graph_;
   const std::string& path_;
-  const ReadLimits& limits_;
+  ReadLimits limits_;
   std::unordered_map<std::string, Value> values_;
   std::vector<DenseLayer> layers_;
 };

@@ -48,9 +48,11 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
 }  // namespace
 
 std::string memory_problem(double bytes, const ReadLimits& limits) {
-  if (bytes <= static_cast<double>(limits.max_bytes)) return "";
-  return "needs " + gigabytes(bytes) + ", more than the " + gigabytes(static_cast<double>(limits.max_bytes)) +
-         " a model may take (half the physical memory)";
+  const auto held = static_cast<double>(limits.held_bytes);
+  if (bytes + held <= static_cast<double>(limits.max_bytes)) return "";
+  const std::string besides = held > 0 ? " besides the " + gigabytes(held) + " its layers hold" : "";
+  return "needs " + gigabytes(bytes) + besides + ", more than the " +
+         gigabytes(static_cast<double>(limits.max_bytes)) + " a model may take (half the physical memory)";
 }
 
 std::string printable(std::string_view text) {

@@ -13,19 +13,22 @@
 #include "reluopt/model_io.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
+#include "reluopt/vnnlib.h"
 
 namespace reluopt::detail {
 
-// The most memory one tensor or weight matrix of a model may take. By default half the physical memory,
-// since the solvers need the rest: a model that could not fit is refused before it is allocated.
+// The most memory a model may take: the layers it holds plus the tensor being built. By default half the
+// physical memory, since the solvers need the rest: a model that could not fit is refused before it is
+// allocated.
 struct ReadLimits {
   std::uint64_t max_bytes = default_max_model_bytes();
+  std::uint64_t held_bytes = 0;  // held by the layers read so far
 
   static std::uint64_t default_max_model_bytes();
 };
 
-// "" when `bytes` fit within the limits, else why not, e.g. "needs 17.2 GB, more than the 3.9 GB a model
-// may take (half the physical memory)".
+// "" when `bytes` more fit within the limits, else why not, e.g. "needs 17.2 GB, more than the 3.9 GB a
+// model may take (half the physical memory)", or "needs 2.1 GB besides the 3 GB its layers hold, ...".
 std::string memory_problem(double bytes, const ReadLimits& limits);
 
 // `text` with control characters and bytes that are not valid UTF-8 written as \xNN, so that a name read
@@ -51,5 +54,6 @@ Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& l
 LoadedModel read_nnet(std::istream& in, const std::string& name, const ReadLimits& limits = {});
 Domain read_domain_json(std::istream& in, const std::string& name);
 Objective read_objective_json(std::istream& in, const std::string& name);
+VnnlibProperty read_vnnlib(std::istream& in, const std::string& name);
 
 }  // namespace reluopt::detail

@@ -19,7 +19,10 @@
 namespace reluopt {
 namespace {
 
+using testing::BadFixture;
 using testing::error_message;
+using testing::expect_forward_passes;
+using testing::expect_one_line_with;
 using testing::to_vector;
 
 const std::string kOnnxDir = std::string(RELUOPT_FIXTURES_DIR) + "/onnx/";
@@ -63,17 +66,7 @@ TEST_P(GoodOnnxFixture, MatchesReferenceForwardPass) {
   // Float weights are widened exactly to double, so both tolerances are loose; double files get the tight
   // one.
   const double tolerance = expected.at("weights") == "double" ? 1e-9 : 1e-5;
-  const nlohmann::json& inputs = expected.at("inputs");
-  const nlohmann::json& outputs = expected.at("outputs");
-  ASSERT_EQ(inputs.size(), outputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const Eigen::VectorXd want = to_vector(outputs[i]);
-    const Eigen::VectorXd got = network.forward(to_vector(inputs[i]));
-    ASSERT_EQ(got.size(), want.size()) << "input " << i;
-    for (Eigen::Index j = 0; j < want.size(); ++j)
-      EXPECT_NEAR(got[j], want[j], tolerance * std::max(1.0, std::abs(want[j])))
-          << "input " << i << ", output " << j;
-  }
+  expect_forward_passes(network, expected, tolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoodOnnxFixture, ::testing::ValuesIn(kGoodFixtures),
@@ -97,21 +90,11 @@ TEST(OnnxReader, ShapesOfSpecialCases) {
   EXPECT_EQ(read_onnx(kOnnxDir + "gemm_transb_pytorch.onnx").input_dim(), 4);
 }
 
-struct BadFixture {
-  std::string file;
-  std::vector<std::string> words;  // each must appear in the error message
-};
-
-void PrintTo(const BadFixture& fixture, std::ostream* os) { *os << fixture.file; }
-
 class BadOnnxFixture : public ::testing::TestWithParam<BadFixture> {};
 
 TEST_P(BadOnnxFixture, ThrowsErrorNamingTheCulprit) {
   const std::string path = kOnnxDir + GetParam().file;
-  const std::string message = error_message([&] { read_onnx(path); });
-  EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
-  for (const std::string& word : GetParam().words)
-    EXPECT_NE(message.find(word), std::string::npos) << "'" << word << "' not in: " << message;
+  expect_one_line_with(error_message([&] { read_onnx(path); }), GetParam().words);
 }
 
 INSTANTIATE_TEST_SUITE_P(

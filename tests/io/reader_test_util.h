@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,12 +16,29 @@
 #include <nlohmann/json.hpp>
 
 #include "reluopt/error.h"
+#include "reluopt/network.h"
 
 namespace reluopt::testing {
 
 inline Eigen::VectorXd to_vector(const nlohmann::json& values) {
   const std::vector<double> v = values.get<std::vector<double>>();
   return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+// The network's outputs at expected["inputs"] are expected["outputs"], to `tolerance` relative to values
+// above 1 in magnitude.
+inline void expect_forward_passes(const Network& network, const nlohmann::json& expected, double tolerance) {
+  const nlohmann::json& inputs = expected.at("inputs");
+  const nlohmann::json& outputs = expected.at("outputs");
+  ASSERT_EQ(inputs.size(), outputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Eigen::VectorXd want = to_vector(outputs[i]);
+    const Eigen::VectorXd got = network.forward(to_vector(inputs[i]));
+    ASSERT_EQ(got.size(), want.size()) << "input " << i;
+    for (Eigen::Index j = 0; j < want.size(); ++j)
+      EXPECT_NEAR(got[j], want[j], tolerance * std::max(1.0, std::abs(want[j])))
+          << "input " << i << ", output " << j;
+  }
 }
 
 // The message of the reluopt::Error thrown by `read`, or a failure if none is thrown.
@@ -32,6 +51,21 @@ std::string error_message(Read read) {
   }
   ADD_FAILURE() << "no reluopt::Error thrown";
   return "";
+}
+
+// A model file a reader refuses, and the words its error message must hold.
+struct BadFixture {
+  std::string file;
+  std::vector<std::string> words;
+};
+
+inline void PrintTo(const BadFixture& fixture, std::ostream* os) { *os << fixture.file; }
+
+// The message is one line and holds every word.
+inline void expect_one_line_with(const std::string& message, const std::vector<std::string>& words) {
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
+  for (const std::string& word : words)
+    EXPECT_NE(message.find(word), std::string::npos) << "'" << word << "' not in: " << message;
 }
 
 // A file in a fresh temporary directory of its own (process and test), removed with the test.

@@ -1,0 +1,291 @@
+// The convolutional operators of the ONNX reader: Conv, AveragePool, GlobalAveragePool and
+// BatchNormalization, on tensors of shape [1, C, spatial...] (NCHW with a batch of one).
+//
+// Each one is affine in its input, so it becomes a sparse matrix A (one row per output element, one column
+// per input element) and a bias, applied to the input's rows: out.rows = A * in.rows. The result joins the
+// dense layer under construction like any other affine operator, so a Conv followed by BatchNormalization
+// and Relu becomes one dense layer. Right after a ReLU or at the network input (normalized or not) the
+// input's rows are diagonal and the layer is A with scaled columns, which skips the product.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Sparse>
+
+#include "io/onnx_graph.h"
+
+namespace reluopt::detail::onnx_graph {
+namespace {
+
+using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+using Triplets = std::vector<Eigen::Triplet<double>>;
+
+// The sliding windows of a convolution or pooling over the spatial dimensions of one channel.
+struct Window {
+  Shape in;         // spatial input dimensions
+  Shape kernel;     // spatial kernel dimensions
+  Shape strides;
+  Shape dilations;
+  Shape pads;       // the padding before each dimension, then after each
+  Shape out;        // spatial output dimensions
+
+  std::int64_t in_size() const { return num_elements(in); }
+  std::int64_t out_size() const { return num_elements(out); }
+  std::int64_t kernel_size() const { return num_elements(kernel); }
+};
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+Shape ints_attribute(const NodeContext& ctx, const std::string& name, std::size_t size, std::int64_t fallback,
+                     std::int64_t least) {
+  const onnx::AttributeProto* a = find_attribute(ctx.node(), name);
+  if (!a) return Shape(size, fallback);
+  Shape values(a->ints().begin(), a->ints().end());
+  if (values.size() != size)
+    ctx.fail("attribute " + name + " has " + std::to_string(values.size()) + " entries; expected " +
+             std::to_string(size));
+  for (std::int64_t v : values)
+    if (v < least || v > (std::int64_t{1} << 30)) ctx.fail("attribute " + name + " holds " + std::to_string(v));
+  return values;
+}
+
+// auto_pad SAME_UPPER / SAME_LOWER choose the padding that makes out = ceil(in / stride), with the odd
+// pixel after (UPPER) or before (LOWER); VALID means no padding; NOTSET (the default) takes `pads`.
+void set_padding(const NodeContext& ctx, Window& w) {
+  const onnx::AttributeProto* auto_pad = find_attribute(ctx.node(), "auto_pad");
+  const std::string mode = auto_pad ? auto_pad->s() : "NOTSET";
+  const std::size_t rank = w.in.size();
+  w.pads = Shape(2 * rank, 0);
+  if (mode == "NOTSET") {
+    w.pads = ints_attribute(ctx, "pads", 2 * rank, 0, 0);
+  } else if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t out = ceil_div(w.in[d], w.strides[d]);
+      const std::int64_t extent = (w.kernel[d] - 1) * w.dilations[d] + 1;
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * w.strides[d] + extent - w.in[d]);
+      w.pads[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pads[d + rank] = total - w.pads[d];
+    }
+  } else if (mode != "VALID") {
+    ctx.fail("unsupported auto_pad '" + mode + "'");
+  }
+}
+
+// The window geometry of a node over an input of spatial dimensions `in` with a kernel of dimensions
+// `kernel`; `ceil_mode` (pooling) rounds the output size up, which is accepted only where it changes nothing.
+Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
+  Window w;
+  w.in = in;
+  w.kernel = kernel;
+  w.strides = ints_attribute(ctx, "strides", in.size(), 1, 1);
+  w.dilations = ints_attribute(ctx, "dilations", in.size(), 1, 1);
+  set_padding(ctx, w);
+  const bool ceil_mode = int_attribute(ctx.node(), "ceil_mode", 0) != 0;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    const std::int64_t span = in[d] + w.pads[d] + w.pads[d + in.size()] - ((kernel[d] - 1) * w.dilations[d] + 1);
+    if (span < 0)
+      ctx.fail("inconsistent shapes: kernel " + shape_string(kernel) + " does not fit input " + shape_string(in));
+    w.out.push_back(span / w.strides[d] + 1);
+    if (ceil_mode && span % w.strides[d] != 0) ctx.fail("ceil_mode=1 with a partial last window is not supported");
+  }
+  // Visiting every tap of every window must be feasible: corrupt pads or kernels fail here, not in a loop.
+  if (w.out_size() < 0 || w.kernel_size() < 0 || num_elements({w.out_size(), w.kernel_size()}) < 0)
+    ctx.fail("kernel " + shape_string(kernel) + " over output " + shape_string(w.out) + " is too large");
+  return w;
+}
+
+// Calls visit(out_position, kernel_position, in_position) for every spatial output position and kernel
+// position whose input position lies inside the input (padding contributes nothing). Positions are
+// row-major flat indices.
+void for_each_tap(const Window& w,
+                  const std::function<void(std::int64_t, std::int64_t, std::int64_t)>& visit) {
+  const std::size_t rank = w.in.size();
+  const std::vector<std::int64_t> in_strides = row_major_strides(w.in);
+  Shape o(rank, 0);
+  for (std::int64_t out = 0; out < w.out_size(); ++out) {
+    Shape k(rank, 0);
+    for (std::int64_t tap = 0; tap < w.kernel_size(); ++tap) {
+      std::int64_t in = 0;
+      bool inside = true;
+      for (std::size_t d = 0; d < rank && inside; ++d) {
+        const std::int64_t i = o[d] * w.strides[d] - w.pads[d] + k[d] * w.dilations[d];
+        inside = i >= 0 && i < w.in[d];
+        in += i * in_strides[d];
+      }
+      if (inside) visit(out, tap, in);
+      for (std::size_t d = rank; d-- > 0;) {  // odometer over the kernel
+        if (++k[d] < w.kernel[d]) break;
+        k[d] = 0;
+      }
+    }
+    for (std::size_t d = rank; d-- > 0;) {  // odometer over the output
+      if (++o[d] < w.out[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+// The input of a convolution or pooling: [1, C, spatial...] with at least one spatial dimension.
+const Value& image_input(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& x = input(ctx, inputs, 0);
+  if (x.shape.size() < 3 || x.shape[0] != 1)
+    ctx.fail("inconsistent shapes: expected an input of shape [1,C,...] with spatial dimensions, got " +
+             shape_string(x.shape));
+  return x;
+}
+
+// True when element i of v is d_i x_i + c_i: the layer input itself, or it normalized by constants.
+bool is_diagonal(const Value& v) {
+  const Index n = v.rows.rows();
+  return !v.constant && v.rows.cols() == n + 1 && v.rows.leftCols(n).isDiagonal(0.0);
+}
+
+// Called before the sparse matrix of `taps` entries that gives a result of `shape` is built.
+void check_sparse_memory(const NodeContext& ctx, const Value& x, const Shape& shape, std::int64_t taps) {
+  if (num_elements(shape) < 0 || taps < 0) ctx.fail("result " + shape_string(shape) + " is too large");
+  ctx.check_memory(shape, x.rows.cols());
+  ctx.check_memory({taps}, 2);  // a triplet is about two doubles
+}
+
+// out.rows = a * x.rows, plus `bias` on the offsets.
+Value apply_sparse(const Value& x, Index rows, const Triplets& triplets, const Eigen::VectorXd& bias,
+                   Shape shape) {
+  SparseRows a(rows, x.rows.rows());
+  a.setFromTriplets(triplets.begin(), triplets.end());
+  Value out = like(x, std::move(shape));
+  if (is_diagonal(x)) {  // a's columns scaled: no product with a dense n x n block of zeros
+    const SparseRows scaled = a * x.rows.diagonal().asDiagonal();
+    out.rows.setZero();
+    out.rows.leftCols(a.cols()) = scaled;
+    out.rows.col(out.rows.cols() - 1) = a * x.offset();
+  } else {
+    out.rows = a * x.rows;
+  }
+  out.rows.col(out.rows.cols() - 1) += bias;
+  return out;
+}
+
+Shape with_channels(std::int64_t channels, const Shape& spatial) {
+  Shape shape{1, channels};
+  shape.insert(shape.end(), spatial.begin(), spatial.end());
+  return shape;
+}
+
+// Y[m, o] = B[m] + sum over the channels c of m's group and the taps k: W[m, c, k] X[c, o*s - p + k*d].
+Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& x = image_input(ctx, inputs);
+  const Value& w = input(ctx, inputs, 1);
+  if (!w.constant) ctx.fail("the weights must be constant");
+  const std::int64_t channels = x.shape[1];
+  const std::int64_t group = int_attribute(ctx.node(), "group", 1);
+  if (w.shape.size() != x.shape.size() || group < 1 || channels % group != 0 || w.shape[0] % group != 0 ||
+      w.shape[1] * group != channels)
+    ctx.fail("inconsistent shapes: weights " + shape_string(w.shape) + " for input " + shape_string(x.shape) +
+             " in " + std::to_string(group) + " groups");
+  const Shape kernel(w.shape.begin() + 2, w.shape.end());
+  if (const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
+      k && Shape(k->ints().begin(), k->ints().end()) != kernel)
+    ctx.fail("kernel_shape does not match the weights " + shape_string(w.shape));
+  const Window win = window_of(ctx, Shape(x.shape.begin() + 2, x.shape.end()), kernel);
+  const std::int64_t maps = w.shape[0];
+  const std::int64_t per_group = w.shape[1];
+  Eigen::VectorXd bias = Eigen::VectorXd::Zero(maps * win.out_size());
+  if (inputs.size() > 2 && inputs[2] != nullptr) {
+    const Value& b = *inputs[2];
+    if (!b.constant || b.shape != Shape{maps}) ctx.fail("the bias must be a constant of shape [" + std::to_string(maps) + "]");
+    for (std::int64_t m = 0; m < maps; ++m) bias.segment(m * win.out_size(), win.out_size()).setConstant(b.rows(m, 0));
+  }
+  const Shape shape = with_channels(maps, win.out);
+  const std::int64_t taps = num_elements({maps, per_group, win.out_size(), win.kernel_size()});
+  check_sparse_memory(ctx, x, shape, taps);
+  const Eigen::VectorXd weights = w.offset();
+  Triplets triplets;
+  triplets.reserve(static_cast<std::size_t>(taps));
+  for (std::int64_t m = 0; m < maps; ++m) {
+    const std::int64_t first_channel = m / (maps / group) * per_group;
+    for (std::int64_t c = 0; c < per_group; ++c) {
+      const std::int64_t w_base = (m * per_group + c) * win.kernel_size();
+      const std::int64_t x_base = (first_channel + c) * win.in_size();
+      for_each_tap(win, [&](std::int64_t out, std::int64_t tap, std::int64_t in) {
+        if (weights[w_base + tap] != 0.0)
+          triplets.emplace_back(m * win.out_size() + out, x_base + in, weights[w_base + tap]);
+      });
+    }
+  }
+  return apply_sparse(x, maps * win.out_size(), triplets, bias, shape);
+}
+
+// The mean over each window, per channel; padded positions count when count_include_pad=1.
+Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& x = image_input(ctx, inputs);
+  const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
+  if (!k || static_cast<std::size_t>(k->ints_size()) + 2 != x.shape.size())
+    ctx.fail("kernel_shape must give one size per spatial dimension of " + shape_string(x.shape));
+  const Shape kernel = ints_attribute(ctx, "kernel_shape", x.shape.size() - 2, 1, 1);
+  const Window win = window_of(ctx, Shape(x.shape.begin() + 2, x.shape.end()), kernel);
+  const bool include_pad = int_attribute(ctx.node(), "count_include_pad", 0) != 0;
+  std::vector<int> count(static_cast<std::size_t>(win.out_size()), 0);
+  for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t) { ++count[out]; });
+  const std::int64_t channels = x.shape[1];
+  const Shape shape = with_channels(channels, win.out);
+  check_sparse_memory(ctx, x, shape, num_elements({channels, win.out_size(), win.kernel_size()}));
+  Triplets triplets;
+  for (std::int64_t c = 0; c < channels; ++c)
+    for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t in) {
+      const double n = include_pad ? static_cast<double>(win.kernel_size()) : count[out];
+      triplets.emplace_back(c * win.out_size() + out, c * win.in_size() + in, 1.0 / n);
+    });
+  const Index rows = channels * win.out_size();
+  return apply_sparse(x, rows, triplets, Eigen::VectorXd::Zero(rows), shape);
+}
+
+Value global_average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& x = image_input(ctx, inputs);
+  const std::int64_t channels = x.shape[1];
+  const std::int64_t size = num_elements(Shape(x.shape.begin() + 2, x.shape.end()));
+  const Shape shape = with_channels(channels, Shape(x.shape.size() - 2, 1));
+  check_sparse_memory(ctx, x, shape, channels * size);
+  Triplets triplets;
+  for (std::int64_t c = 0; c < channels; ++c)
+    for (std::int64_t i = 0; i < size; ++i) triplets.emplace_back(c, c * size + i, 1.0 / static_cast<double>(size));
+  return apply_sparse(x, channels, triplets, Eigen::VectorXd::Zero(channels), shape);
+}
+
+// Inference-mode batch normalization, y = scale (x - mean) / sqrt(var + epsilon) + B per channel: a
+// per-channel multiply and add, which fold into the affine map before it.
+Value batch_normalization_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& x = input(ctx, inputs, 0);
+  if (int_attribute(ctx.node(), "training_mode", 0) != 0) ctx.fail("training_mode=1 is not supported");
+  if (int_attribute(ctx.node(), "spatial", 1) != 1) ctx.fail("spatial=0 is not supported");
+  if (x.shape.size() < 2 || x.shape[0] != 1)
+    ctx.fail("inconsistent shapes: expected an input of shape [1,C,...], got " + shape_string(x.shape));
+  const std::int64_t channels = x.shape[1];
+  Eigen::VectorXd parameter[4];  // scale, B, mean, var
+  const char* names[4] = {"scale", "B", "mean", "var"};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Value& p = input(ctx, inputs, k + 1);
+    if (!p.constant || p.shape != Shape{channels})
+      ctx.fail(std::string(names[k]) + " must be a constant of shape [" + std::to_string(channels) + "]");
+    parameter[k] = p.offset();
+  }
+  const double epsilon = float_attribute(ctx, "epsilon", 1e-5);
+  if (((parameter[3].array() + epsilon) <= 0.0).any()) ctx.fail("var + epsilon is not positive");
+  const Eigen::VectorXd factor = parameter[0].array() / (parameter[3].array() + epsilon).sqrt();
+  const Eigen::VectorXd shift = parameter[1].array() - parameter[2].array() * factor.array();
+  Shape per_channel(x.shape.size() - 1, 1);
+  per_channel[0] = channels;
+  return add(ctx, multiply(ctx, x, make_constant(per_channel, factor)), make_constant(per_channel, shift));
+}
+
+}  // namespace
+
+void add_conv_operators(std::unordered_map<std::string, Operator>& operators) {
+  operators.emplace("Conv", conv_op);
+  operators.emplace("AveragePool", average_pool_op);
+  operators.emplace("GlobalAveragePool", global_average_pool_op);
+  operators.emplace("BatchNormalization", batch_normalization_op);
+}
+
+}  // namespace reluopt::detail::onnx_graph

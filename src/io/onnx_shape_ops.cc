@@ -1,0 +1,225 @@
+// The ONNX operators that select, pad or rearrange elements, and those that compute shapes: Shape, Gather,
+// Concat, Slice, Pad, Cast and Dropout (an identity at inference).
+//
+// Exporters compute reshape targets at run time (Shape -> Gather -> Unsqueeze -> Concat -> Reshape). Shapes
+// are known when the graph is read, so these chains are folded to constants. Element selection works on
+// affine tensors alike: each output element is one input element's row, or a constant.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/onnx_graph.h"
+
+namespace reluopt::detail::onnx_graph {
+namespace {
+
+// Element i of the result (row-major in `shape`, multi-index (i_0, i_1, ...)) is the element of v at
+// (source(0, i_0), source(1, i_1), ...), or the constant `fill` where a coordinate is negative.
+template <typename Source>
+Value select_elements(const NodeContext& ctx, const Value& v, Shape shape, Source source, double fill) {
+  if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
+  ctx.check_memory(shape, v.rows.cols() + 1);  // the result and the index of each element's source
+  const std::vector<std::int64_t> strides = row_major_strides(v.shape);
+  Value out = like(v, shape);
+  Shape index(shape.size(), 0);
+  for (Index i = 0; i < out.rows.rows(); ++i) {
+    Index flat = 0;
+    for (std::size_t d = 0; d < shape.size() && flat >= 0; ++d) {
+      const std::int64_t s = source(d, index[d]);
+      flat = s < 0 ? -1 : flat + s * strides[d];
+    }
+    if (flat >= 0) {
+      out.rows.row(i) = v.rows.row(flat);
+    } else {
+      out.rows.row(i).setZero();
+      out.rows(i, out.rows.cols() - 1) = fill;
+    }
+    for (std::size_t d = shape.size(); d-- > 0;) {  // odometer over the output index
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+// From opset 15, start and end select part of the shape, clamped as Python slices are.
+Value shape_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Shape& shape = input(ctx, inputs, 0).shape;
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  const auto clamp = [&](std::int64_t k) { return std::clamp(k < 0 ? k + rank : k, std::int64_t{0}, rank); };
+  const std::int64_t start = clamp(int_attribute(ctx.node(), "start", 0));
+  const std::int64_t end = clamp(int_attribute(ctx.node(), "end", rank));
+  Eigen::VectorXd dims(std::max<std::int64_t>(end - start, 0));
+  for (Index k = 0; k < dims.size(); ++k) dims[k] = static_cast<double>(shape[start + k]);
+  return make_constant({dims.size()}, dims);
+}
+
+Value gather_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& data = input(ctx, inputs, 0);
+  const Value& indices = input(ctx, inputs, 1);
+  if (data.shape.empty()) ctx.fail("cannot gather from a scalar");
+  const std::size_t axis = normalize_axis(ctx, int_attribute(ctx.node(), "axis", 0), data.shape.size());
+  Shape picks = to_ints(ctx, indices, "indices");
+  for (std::int64_t& p : picks) {
+    if (p < -data.shape[axis] || p >= data.shape[axis])
+      ctx.fail("index " + std::to_string(p) + " out of range for dimension " + std::to_string(data.shape[axis]));
+    if (p < 0) p += data.shape[axis];
+  }
+  // The output shape is data.shape with the axis replaced by indices.shape; the gather runs on a
+  // flattened view [outer, picks, inner].
+  Shape shape(data.shape.begin(), data.shape.begin() + axis);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), data.shape.begin() + axis + 1, data.shape.end());
+  const Shape view{num_elements(Shape(data.shape.begin(), data.shape.begin() + axis)),
+                   static_cast<std::int64_t>(picks.size()),
+                   num_elements(Shape(data.shape.begin() + axis + 1, data.shape.end()))};
+  Value flat = data;
+  flat.shape = {view[0], data.shape[axis], view[2]};
+  const auto source = [&](std::size_t d, std::int64_t i) { return d == 1 ? picks[i] : i; };
+  Value out = select_elements(ctx, flat, view, source, 0.0);
+  out.shape = std::move(shape);
+  return out;
+}
+
+// Constants join non-constant tensors with zero coefficients; non-constant tensors must come from the same
+// layer, as for Add.
+Value concat_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& first = input(ctx, inputs, 0);
+  if (first.shape.empty()) ctx.fail("cannot concatenate scalars");
+  const std::size_t axis = normalize_axis(ctx, int_attribute(ctx.node(), "axis", 0), first.shape.size());
+  Shape shape = first.shape;
+  shape[axis] = 0;
+  const Value* affine = nullptr;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Value& v = input(ctx, inputs, k);
+    Shape other = v.shape;
+    if (other.size() == shape.size()) other[axis] = 0;
+    if (other != shape)
+      ctx.fail("inconsistent shapes " + shape_string(first.shape) + " and " + shape_string(v.shape));
+    if (!v.constant && affine && affine->stage != v.stage)
+      ctx.fail("concatenation of non-constant tensors from different layers is not supported");
+    if (!v.constant) affine = &v;
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) shape[axis] += inputs[k]->shape[axis];
+  if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
+  ctx.check_memory(shape, affine ? affine->rows.cols() : 1);
+  Value out = like(affine ? *affine : first, shape);
+  const std::int64_t outer = num_elements(Shape(shape.begin(), shape.begin() + axis));
+  const std::int64_t inner = num_elements(Shape(shape.begin() + axis + 1, shape.end()));
+  Index row = 0;
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (const Value* v : inputs) {
+      const Index block = v->shape[axis] * inner;
+      for (Index i = 0; i < block; ++i, ++row) {
+        out.rows.row(row).setZero();
+        out.rows.row(row).tail(v->rows.cols()) = v->rows.row(o * block + i);
+      }
+    }
+  return out;
+}
+
+// Slice: starts, ends, axes and steps as attributes (opsets 1-9) or inputs (10 on), clamped as numpy does.
+Value slice_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& data = input(ctx, inputs, 0);
+  const auto list = [&](const std::string& name, std::size_t k) -> Shape {
+    if (const onnx::AttributeProto* a = find_attribute(ctx.node(), name)) return Shape(a->ints().begin(), a->ints().end());
+    if (k >= inputs.size() || inputs[k] == nullptr) return {};
+    // Exporters write "to the end" as INT64_MAX, which clamps like any bound past the end.
+    Value v = *inputs[k];
+    v.rows = v.rows.cwiseMax(-0x1p62).cwiseMin(0x1p62);
+    return to_ints(ctx, v, name);
+  };
+  const Shape starts = list("starts", 1), ends = list("ends", 2);
+  Shape axes = list("axes", 3), steps = list("steps", 4);
+  if (axes.empty())
+    for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    ctx.fail("starts, ends, axes and steps differ in length");
+  Shape first(data.shape.size(), 0), step(data.shape.size(), 1), shape = data.shape;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const std::size_t d = normalize_axis(ctx, axes[k], data.shape.size());
+    const std::int64_t n = data.shape[d];
+    if (steps[k] == 0) ctx.fail("a step of 0");
+    const auto bound = [&](std::int64_t i) {
+      i = i < 0 ? std::max<std::int64_t>(i + n, -1) : i;
+      return steps[k] > 0 ? std::clamp<std::int64_t>(i, 0, n) : std::clamp<std::int64_t>(i, -1, n - 1);
+    };
+    first[d] = bound(starts[k]);
+    step[d] = steps[k];
+    const std::int64_t span = bound(ends[k]) - first[d];
+    shape[d] = span * steps[k] <= 0 ? 0 : (std::abs(span) + std::abs(steps[k]) - 1) / std::abs(steps[k]);
+  }
+  return select_elements(ctx, data, shape, [&](std::size_t d, std::int64_t i) { return first[d] + i * step[d]; },
+                         0.0);
+}
+
+// Constant padding (pads as an attribute up to opset 10, an input from 11); negative pads crop.
+Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& data = input(ctx, inputs, 0);
+  const onnx::AttributeProto* mode = find_attribute(ctx.node(), "mode");
+  if (mode && mode->s() != "constant") ctx.fail("mode '" + mode->s() + "' is not supported (only constant)");
+  Shape pads;
+  double fill = float_attribute(ctx, "value", 0.0);
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "pads")) {
+    pads.assign(a->ints().begin(), a->ints().end());
+  } else {
+    pads = to_ints(ctx, input(ctx, inputs, 1), "pads");
+    if (inputs.size() > 2 && inputs[2] != nullptr) {
+      if (!inputs[2]->constant || inputs[2]->rows.size() != 1) ctx.fail("constant_value must be a constant scalar");
+      fill = inputs[2]->rows(0, 0);
+    }
+  }
+  const std::size_t rank = data.shape.size();
+  if (pads.size() != 2 * rank)
+    ctx.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+  Shape shape = data.shape;
+  for (std::size_t d = 0; d < rank; ++d) {
+    shape[d] += pads[d] + pads[d + rank];
+    if (shape[d] < 0 || std::abs(pads[d]) > kMaxElements || std::abs(pads[d + rank]) > kMaxElements)
+      ctx.fail("pads " + shape_string(pads) + " do not fit shape " + shape_string(data.shape));
+  }
+  const auto source = [&](std::size_t d, std::int64_t i) {
+    const std::int64_t s = i - pads[d];
+    return s < data.shape[d] ? s : -1;
+  };
+  return select_elements(ctx, data, shape, source, fill);
+}
+
+// Casts between floating types change nothing in double arithmetic; casts of constants to integers
+// truncate, as shape computations need.
+Value cast_op(const NodeContext& ctx, const Inputs& inputs) {
+  Value v = input(ctx, inputs, 0);
+  const auto to = static_cast<onnx::TensorProto_DataType>(int_attribute(ctx.node(), "to", 0));
+  switch (to) {
+    case onnx::TensorProto_DataType_FLOAT:
+    case onnx::TensorProto_DataType_DOUBLE:
+    case onnx::TensorProto_DataType_FLOAT16:
+      return v;
+    case onnx::TensorProto_DataType_INT32:
+    case onnx::TensorProto_DataType_INT64:
+      if (!v.constant) ctx.fail("a cast of a network-dependent tensor to integers is not affine");
+      v.rows = v.rows.unaryExpr([](double x) { return std::trunc(x); });
+      return v;
+    default:
+      ctx.fail("cast to type " + onnx::TensorProto_DataType_Name(to) + " is not supported");
+  }
+}
+
+Value dropout_op(const NodeContext& ctx, const Inputs& inputs) { return input(ctx, inputs, 0); }
+
+}  // namespace
+
+void add_shape_operators(std::unordered_map<std::string, Operator>& operators) {
+  operators.emplace("Shape", shape_op);
+  operators.emplace("Gather", gather_op);
+  operators.emplace("Concat", concat_op);
+  operators.emplace("Slice", slice_op);
+  operators.emplace("Pad", pad_op);
+  operators.emplace("Cast", cast_op);
+  operators.emplace("Dropout", dropout_op);
+}
+
+}  // namespace reluopt::detail::onnx_graph

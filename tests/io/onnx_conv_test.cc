@@ -1,0 +1,127 @@
+// The convolutional ONNX fixtures and their expected outputs are written by tests/io/make_conv_fixtures.py,
+// which computes the outputs with its own numpy implementation of Conv, AveragePool and BatchNormalization
+// (explicit padding and loops over windows), independent of this reader. Weights are doubles, so the folded
+// dense layers must reproduce the reference to 1e-9.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "io/reader_test_util.h"
+#include "io/readers.h"
+#include "reluopt/error.h"
+#include "reluopt/model_io.h"
+
+namespace reluopt {
+namespace {
+
+using testing::BadFixture;
+using testing::error_message;
+using testing::expect_forward_passes;
+using testing::expect_one_line_with;
+
+const std::string kConvDir = std::string(RELUOPT_FIXTURES_DIR) + "/conv/";
+
+const nlohmann::json& expected_outputs() {
+  static const nlohmann::json expected = [] {
+    std::ifstream in(kConvDir + "expected.json");
+    return nlohmann::json::parse(in);
+  }();
+  return expected;
+}
+
+std::vector<std::string> good_fixtures() {
+  std::vector<std::string> files;
+  for (const auto& [file, unused] : expected_outputs().items()) files.push_back(file);
+  return files;
+}
+
+class GoodConvFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoodConvFixture, MatchesIndependentForwardPass) {
+  const nlohmann::json& expected = expected_outputs().at(GetParam());
+  const Network network = read_onnx(kConvDir + GetParam());
+  // Conv, BatchNormalization, pooling and reshapes fold into the affine maps: one hidden layer per Relu.
+  EXPECT_EQ(network.num_hidden_layers(), expected.at("num_hidden_layers").get<int>()) << network.describe();
+  expect_forward_passes(network, expected, 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoodConvFixture, ::testing::ValuesIn(good_fixtures()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return param_info.param.substr(0, param_info.param.find('.'));
+                         });
+
+TEST(OnnxConv, EveryVariantHasExpectedOutputs) {
+  for (const char* file : {"conv_stride2.onnx", "conv_pads.onnx", "conv_same_upper.onnx", "conv_same_lower.onnx",
+                           "conv_dilation2.onnx", "conv_groups2.onnx", "conv_batchnorm.onnx", "avgpool.onnx",
+                           "avgpool_pads.onnx", "avgpool_count_pad.onnx", "global_avgpool.onnx",
+                           "reshape_shape_gather_concat.onnx", "input_1x1x1x5.onnx", "opset11_conv.onnx", "normalized_conv.onnx",
+                           "pad_slice_cast_dropout.onnx"})
+    EXPECT_TRUE(expected_outputs().contains(file)) << file;
+}
+
+// 8x8 input, 3 maps of 3x3 with stride 2: 3x3 outputs per map.
+//   out[m, i, j] = b[m] + sum_{r,c < 3} W[m, r, c] x[2i + r, 2j + c]
+// so each hidden neuron reads 9 inputs, and neuron (m, i, j) reads input (2i, 2j) with weight W[m, 0, 0].
+TEST(OnnxConv, ConvLayerIsTheDenseEquivalent) {
+  const Network network = read_onnx(kConvDir + "conv_stride2.onnx");
+  EXPECT_EQ(network.describe(), "64 -> 27 -> 2");
+  const Eigen::MatrixXd& w = network.hidden_layer(0).weights;
+  for (Eigen::Index row = 0; row < w.rows(); ++row) {
+    EXPECT_EQ((w.row(row).array() != 0.0).count(), 9) << "neuron " << row;
+    const Eigen::Index m = row / 9, i = row % 9 / 3, j = row % 3;
+    EXPECT_EQ(w(row, 2 * i * 8 + 2 * j), w(m * 9, 0)) << "neuron " << row;
+  }
+}
+
+TEST(OnnxConv, BatchNormalizationFoldsIntoTheConv) {
+  // Conv -> BatchNormalization -> Relu -> Flatten -> BatchNormalization -> Gemm: two affine layers.
+  EXPECT_EQ(read_onnx(kConvDir + "conv_batchnorm.onnx").describe(), "98 -> 36 -> 3");
+}
+
+TEST(OnnxConv, MemoryCapCountsTheFoldedLayers) {
+  // conv_groups2: 144 -> 96 -> 36 -> 2. Every tensor alone needs at most 144 x 145 doubles (167 kB), but
+  // after the first Relu the reader holds its layer (96 x 144 + 96 doubles, 111 kB) and the identity on its
+  // 96 outputs (96 x 97 doubles, 75 kB): 186 kB together.
+  std::ifstream file(kConvDir + "conv_groups2.onnx", std::ios::binary);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  const auto read = [&](std::uint64_t max_bytes) {
+    std::istringstream in(bytes.str());
+    return detail::read_onnx(in, "conv_groups2.onnx", detail::ReadLimits{max_bytes});
+  };
+  EXPECT_EQ(read(190000).describe(), "144 -> 96 -> 36 -> 2");
+  const std::string message = error_message([&] { read(175000); });
+  EXPECT_NE(message.find("besides the"), std::string::npos) << message;
+  EXPECT_NE(message.find("its layers hold"), std::string::npos) << message;
+}
+
+class RefusedConvFixture : public ::testing::TestWithParam<BadFixture> {};
+
+TEST_P(RefusedConvFixture, OneLineErrorNamesTheOperator) {
+  std::vector<std::string> words = GetParam().words;
+  words.push_back(GetParam().file);
+  expect_one_line_with(error_message([&] { read_onnx(kConvDir + GetParam().file); }), words);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, RefusedConvFixture,
+    ::testing::Values(
+        BadFixture{"maxpool.onnx", {"unsupported ONNX operator 'MaxPool'", "max pooling is not an affine map"}},
+        BadFixture{"residual_add.onnx", {"(Add)", "residual connections are not supported"}},
+        BadFixture{"softmax.onnx", {"unsupported ONNX operator 'Softmax'", "only ReLU activations"}},
+        BadFixture{"sigmoid.onnx", {"unsupported ONNX operator 'Sigmoid'", "only ReLU activations"}},
+        BadFixture{"conv_bad_group.onnx", {"inconsistent shapes", "(Conv)", "in 3 groups"}},
+        BadFixture{"avgpool_ceil_mode.onnx", {"ceil_mode=1", "(AveragePool)"}},
+        BadFixture{"pad_reflect.onnx", {"mode 'reflect'", "(Pad)"}}),
+    [](const ::testing::TestParamInfo<BadFixture>& param_info) {
+      return param_info.param.file.substr(0, param_info.param.file.find('.'));
+    });
+
+}  // namespace
+}  // namespace reluopt
