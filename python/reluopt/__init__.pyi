@@ -62,7 +62,7 @@ def solve(
     upper: Optional[Sequence[float]] = ...,
     A: Optional[Any] = ...,
     b: Optional[Sequence[float]] = ...,
-    objective: Union[int, Sequence[float]] = ...,
+    objective: Union[int, Sequence[float], dict[str, Any]] = ...,
     sense: str = ...,
     method: str = ...,
     time_limit: Optional[float] = ...,

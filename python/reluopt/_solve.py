@@ -79,12 +79,50 @@ def _domain_spec(lower, upper, A, b) -> dict:
     return spec
 
 
+def _term(term: Any, where: str) -> tuple:
+    """A term of a max-min objective: {"weights": [...], "constant": c} as in the objective JSON, or (w, c)."""
+    if isinstance(term, dict):
+        weights, constant = term.get("weights"), term.get("constant", 0.0)
+    elif isinstance(term, (tuple, list)) and len(term) == 2 and np.ndim(term[1]) == 0:
+        weights, constant = term
+    else:
+        weights, constant = term, 0.0
+    if weights is None:
+        raise Error(f"{where} needs \"weights\"")
+    constant = float(constant)
+    if not math.isfinite(constant):
+        raise Error(f"\"constant\" of {where} must be a finite number, not {constant!r}")
+    return _array(weights, f"\"weights\" of {where}", 1), constant
+
+
+def _disjuncts(disjuncts: Any) -> list:
+    if not isinstance(disjuncts, (list, tuple)) or not disjuncts:
+        raise Error('"disjuncts" must be a non-empty list of lists of terms')
+    out = []
+    for k, disjunct in enumerate(disjuncts):
+        if not isinstance(disjunct, (list, tuple)) or not disjunct:
+            raise Error(f"disjunct {k} must be a non-empty list of terms")
+        out.append([_term(term, f"term {l} of disjunct {k}") for l, term in enumerate(disjunct)])
+    return out
+
+
 def _objective_spec(objective, constant: float, sense: str) -> dict:
+    if isinstance(objective, dict):  # the objective JSON's form: {"weights", "constant"} or {"disjuncts"}
+        if "disjuncts" in objective and ("weights" in objective or "constant" in objective):
+            raise Error('the objective gives "disjuncts" together with "weights" or "constant": give one form')
+        sense = objective.get("sense", sense)
+        if "disjuncts" not in objective:
+            return _objective_spec(objective.get("weights"), objective.get("constant", constant), sense)
     if sense not in _SENSES:
         raise Error(f'"sense" must be "max" or "min", not {sense!r}')
     sense = _SENSES[sense]
-    spec = {"index": None, "weights": None, "constant": float(constant), "sense": sense}
-    if isinstance(objective, (int, np.integer)) and not isinstance(objective, bool):
+    spec = {"index": None, "weights": None, "disjuncts": None, "constant": float(constant), "sense": sense}
+    if isinstance(objective, dict):
+        if constant != 0.0:
+            raise Error("constant applies to a linear objective: give each term of a max-min objective its own")
+        spec["disjuncts"] = _disjuncts(objective["disjuncts"])
+        spec["description"] = f"{sense}imize the max-min objective given to reluopt.solve"
+    elif isinstance(objective, (int, np.integer)) and not isinstance(objective, bool):
         spec["index"] = int(objective)
         spec["description"] = f"{sense}imize output {int(objective)}"
     else:
@@ -97,12 +135,13 @@ def _objective_spec(objective, constant: float, sense: str) -> dict:
 
 def solve(model: Any, lower: Optional[Sequence[float]] = None, upper: Optional[Sequence[float]] = None,
           A: Optional[Any] = None, b: Optional[Sequence[float]] = None,
-          objective: Union[int, Sequence[float]] = 0, sense: str = "max", method: str = "enhanced",
+          objective: Union[int, Sequence[float], dict] = 0, sense: str = "max", method: str = "enhanced",
           time_limit: Optional[float] = None, threads: Optional[int] = None, seed: int = 0,
           progress: Union[None, bool, Callable[[dict], Any]] = None, constant: float = 0.0,
           record_values: bool = False, **options: Any) -> Result:
-    """Optimize ``objective`` (an output index, or one weight per output, plus ``constant``) of the network's
-    outputs over ``{x : lower <= x <= upper, A x <= b}``. See docs/PYTHON.md for the options.
+    """Optimize ``objective`` (an output index, or one weight per output, plus ``constant``; or a dict in the form
+    of the objective JSON, ``{"disjuncts": [[term, ...], ...]}`` for max_k min_l (c_kl^T y + d_kl)) of the
+    network's outputs over ``{x : lower <= x <= upper, A x <= b}``. See docs/PYTHON.md for the options.
 
     Raises reluopt.Error (a ValueError) on bad input, with the command line's message. Ctrl-C stops the run within
     a second and raises KeyboardInterrupt with the incumbent as ``e.result``."""

@@ -68,8 +68,28 @@ Domain make_domain(const py::dict& spec, const LoadedModel& model) {
   return domain;
 }
 
-// {"index": int or None, "weights": array or None, "constant", "sense": "max" | "min", "description"}.
+// [[(weights, constant), ...], ...] of a max-min objective.
+std::vector<std::vector<ObjectiveTerm>> make_disjuncts(const py::handle& disjuncts) {
+  std::vector<std::vector<ObjectiveTerm>> out;
+  for (const py::handle disjunct : disjuncts) {
+    out.emplace_back();
+    for (const py::handle term : disjunct) {
+      const py::tuple pair = term.cast<py::tuple>();
+      out.back().push_back(ObjectiveTerm{pair[0].cast<Eigen::VectorXd>(), pair[1].cast<double>()});
+    }
+  }
+  return out;
+}
+
+// {"index": int or None, "weights": array or None, "disjuncts": list or None, "constant", "sense": "max" | "min",
+// "description"}.
 Objective make_objective(const py::dict& spec, const Network& network) {
+  const Sense sense = spec["sense"].cast<std::string>() == "min" ? Sense::kMinimize : Sense::kMaximize;
+  if (!spec["disjuncts"].is_none()) {
+    Objective objective = Objective::max_min(make_disjuncts(spec["disjuncts"]), sense);
+    objective.description = spec["description"].cast<std::string>();
+    return objective;
+  }
   Objective objective;
   if (!spec["weights"].is_none()) {
     objective.weights = spec["weights"].cast<Eigen::VectorXd>();
@@ -81,7 +101,7 @@ Objective make_objective(const py::dict& spec, const Network& network) {
     objective = Objective::output(network.output_dim(), static_cast<int>(index));
   }
   objective.constant = spec["constant"].cast<double>();
-  objective.sense = spec["sense"].cast<std::string>() == "min" ? Sense::kMinimize : Sense::kMaximize;
+  objective.sense = sense;
   objective.description = spec["description"].cast<std::string>();
   return objective;
 }

@@ -54,6 +54,9 @@ def test_unknown_options_are_named(net):
     ({"objective": 5}, "output 5 does not exist"),
     ({"objective": [1.0, 2.0, 3.0]}, "weights"),
     ({"progress": 3}, "progress must be None, True or a callable"),
+    ({"objective": {"disjuncts": []}}, '"disjuncts" must be a non-empty list'),
+    ({"objective": {"disjuncts": [[{"weights": [1.0]}]]}}, "weights"),
+    ({"objective": {"disjuncts": [[{"weights": [1.0, 0.0]}]], "constant": 1.0}}, "give one form"),
 ])
 def test_bad_arguments(net, kwargs, message):
     with raises(message):

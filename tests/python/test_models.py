@@ -131,3 +131,18 @@ def test_brute_force_small(seed):
     for method in ("mip", "bab", "enhanced"):
         result = reluopt.solve(layers, lower=lower, upper=upper, method=method, threads=1, seed=seed, samples=200)
         assert result.objective == pytest.approx(expected, rel=1e-9, abs=1e-9), method
+
+
+def test_max_min_objective_matches_cli(tmp_path, net, net_onnx):
+    """The objective JSON's max-min form, max over disjuncts of the min of their terms, as a dict."""
+    objective = {"disjuncts": [[{"weights": [1.0, 0.0]}, {"weights": [0.0, 1.0], "constant": 0.5}],
+                               [{"weights": [-1.0, 1.0], "constant": -0.25}]]}
+    _, cli, _ = run_cli(tmp_path, net_onnx, ["--method", "mip", "--threads", "1"], DOMAIN, objective)
+    result = reluopt.solve(net, lower=LOWER, upper=UPPER, objective=objective, method="mip", threads=1)
+    assert result.status == cli["status"] == "optimal"
+    assert result.objective == pytest.approx(cli["objective"], rel=1e-9, abs=1e-9)
+    y = forward(net, result.x)
+    assert result.objective == pytest.approx(max(min(y[0], y[1] + 0.5), -y[0] + y[1] - 0.25), rel=1e-12, abs=1e-12)
+    pairs = reluopt.solve(net, lower=LOWER, upper=UPPER, method="mip", threads=1,
+                          objective={"disjuncts": [[([1.0, 0.0], 0.0), ([0.0, 1.0], 0.5)], [([-1.0, 1.0], -0.25)]]})
+    assert pairs.objective == result.objective
