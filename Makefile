@@ -16,6 +16,7 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev libeigen3-dev libgtest-dev \
   python3 python3-numpy python3-onnx python3-scipy
 DEBIAN_PACKAGES += libboost-dev libnlopt-cxx-dev gnuplot-nox
+DEBIAN_PACKAGES += libopenmpi-dev openmpi-bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The suites ThreadSanitizer runs: the ones whose code runs on several threads (sampling, bab, enhanced, the

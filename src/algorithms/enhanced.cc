@@ -12,6 +12,7 @@
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/neighbourhood_mip.h"
+#include "reluopt/peers.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
 
@@ -429,7 +430,9 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   result.local_searches = counters.searches.load();
   result.mips = counters.mips.load();
   result.lps += counters.lps.load();
-  if (prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired())
+  // Over several processes the lead proves alone, from everyone's best point.
+  const bool lead = control.peers == nullptr || control.peers->lead();
+  if (prove_at_end && lead && result.status != SolveStatus::kNoSolution && !deadline.expired())
     prove(problem, options, deadline, control, result);
   result.seconds = deadline.elapsed();
   return result;

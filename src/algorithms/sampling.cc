@@ -15,6 +15,7 @@
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
 #include "reluopt/pattern_lp.h"
+#include "reluopt/peers.h"
 #include "solver/dense_first_lp.h"
 
 namespace reluopt {
@@ -31,10 +32,12 @@ struct SampleRecord {
   double value;
 };
 
-// State shared by the sampling threads.
+// State shared by the sampling threads. Thread t is thread first_thread + t of total_threads over every
+// process of the run (one process: 0 and T).
 struct SharedState {
-  SharedState(const Deadline& deadline, int threads)
-      : incumbent(&deadline), records(threads), gathered(threads, 0) {}
+  SharedState(const Deadline& deadline, int threads, int first_thread, int total_threads)
+      : incumbent(&deadline), records(threads), gathered(threads, 0), first_thread(first_thread),
+        total_threads(total_threads) {}
 
   std::mutex patterns_mutex;
   PatternValues solved_patterns;  // keyed by 64-bit pattern hashes
@@ -47,6 +50,8 @@ struct SharedState {
   // Thread t records its samples t, t + T, ... in order; gather() moves them into `values`.
   std::vector<std::vector<SampleRecord>> records;
   std::vector<long> gathered;                       // per thread: records already moved
+  const int first_thread;
+  const int total_threads;
   std::vector<std::pair<long, double>> values;      // (sample index, X_i), maximized sense, by index
   // The stop rule's last check.
   std::optional<StoppingDecision> decision;
@@ -71,7 +76,7 @@ struct SharedState {
     std::lock_guard<std::mutex> lock(patterns_mutex);
     for (long t = 0; t < threads; ++t) {
       for (const SampleRecord& record : records[t]) {
-        const long index = t + gathered[t]++ * threads;
+        const long index = first_thread + t + gathered[t]++ * total_threads;
         double value = record.value;
         if (std::isnan(value) && resolve_patterns) value = solved_patterns.at(record.pattern);
         if (!std::isnan(value)) fresh.emplace_back(index, value);
@@ -84,12 +89,12 @@ struct SharedState {
 };
 
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
-void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
-                     const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared,
+void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared,
                      CheckpointGate* gate) {
   DenseFirstLp lp;
   lp.set_stop_request(deadline.stop_request());
-  DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
+  const int global_thread = shared.first_thread + thread;
+  DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, global_thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;
   PatternValues own_patterns;  // with an improver: this thread's solved patterns
@@ -101,7 +106,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     thread_best = std::max(thread_best, point.value);
     shared.incumbent.offer(std::move(point));
   };
-  for (long i = thread; i < options.sampling.samples; i += threads) {
+  for (long i = global_thread; i < options.sampling.samples; i += shared.total_threads) {
     if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
     const Eigen::VectorXd sample = sampler.next();
     shared.samples.fetch_add(1, std::memory_order_relaxed);
@@ -198,6 +203,61 @@ StopRuleReport stop_rule_report(const StopRuleOptions& rule, const SharedState& 
   return report;
 }
 
+// Offers the points the other processes found and posts this process's best.
+void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent) {
+  const std::optional<EvaluatedPoint> best = incumbent.best();
+  const Eigen::VectorXd none;
+  for (Eigen::VectorXd& x : peers.exchange_best(best ? best->x : none, best ? best->value : -kInfinity))
+    incumbent.offer(evaluate_point(problem, std::move(x)));
+}
+
+SamplingTally local_counts(const SharedState& shared) {
+  SamplingTally tally;
+  tally.samples = shared.samples.load();
+  tally.lps = shared.lps.load();
+  tally.duplicates = shared.duplicates.load();
+  tally.lp_failures = shared.lp_failures.load();
+  return tally;
+}
+
+// The calling thread while the workers run: points to and from the other processes every 20 ms, and the
+// progress line (on the lead, with the others' counts).
+void watch_workers(const Problem& problem, const RunControl& control, const Deadline& deadline, int threads,
+                   SharedState& shared) {
+  double next_progress = control.progress_interval;
+  while (shared.finished.load() < threads) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
+    if (deadline.elapsed() < next_progress) continue;
+    next_progress = deadline.elapsed() + control.progress_interval;
+    SamplingTally others;
+    if (control.peers != nullptr) others = control.peers->exchange_counts(local_counts(shared));
+    if (!control.on_progress) continue;
+    Progress progress;
+    progress.seconds = deadline.elapsed();
+    progress.samples = shared.samples.load() + others.samples;
+    progress.lps = shared.lps.load() + others.lps;
+    if (auto best = shared.incumbent.best_value()) progress.incumbent = problem.objective.sign() * *best;
+    control.on_progress(progress);
+  }
+}
+
+// This process's counts, values and best point; with other processes, on the lead, everyone's (their best
+// points offered to the incumbent).
+SamplingTally run_tally(const Problem& problem, const RunControl& control, const Deadline& deadline,
+                        bool resolve_patterns, bool record_values, SharedState& shared) {
+  SamplingTally tally = local_counts(shared);
+  if (record_values) {
+    shared.gather(resolve_patterns);
+    tally.values = shared.values;
+  }
+  if (control.peers == nullptr) return tally;
+  if (std::optional<EvaluatedPoint> best = shared.incumbent.best()) tally.best_points.push_back(best->x);
+  tally = control.peers->finish(tally, deadline);
+  for (Eigen::VectorXd& x : tally.best_points) shared.incumbent.offer(evaluate_point(problem, std::move(x)));
+  return tally;
+}
+
 }  // namespace
 
 int resolve_threads(int threads) {
@@ -209,8 +269,11 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
                          const RunControl& control, const ImproverFactory& improver) {
   const long samples = options.sampling.samples;
   const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
+  Peers* peers = control.peers;
+  if (peers != nullptr && options.sampling.stop_rule)
+    throw Error("the stop rule (--stop-rule) does not run over several processes (mpirun); run it in one");
 
-  SharedState shared(deadline, threads);
+  SharedState shared(deadline, threads, peers ? peers->rank() * threads : 0, peers ? peers->size() * threads : threads);
   std::optional<CheckpointGate> gate;
   if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule)
     gate.emplace(threads, rule->first_check, rule->growth, [&, rule = *rule](long n) {
@@ -218,32 +281,26 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
     });
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
-    workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, threads, std::cref(deadline),
+    workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, std::cref(deadline),
                          std::cref(improver), std::ref(shared), gate ? &*gate : nullptr);
-  double next_progress = control.progress_interval;
-  while (shared.finished.load() < threads) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (control.on_progress && deadline.elapsed() >= next_progress) {
-      next_progress = deadline.elapsed() + control.progress_interval;
-      Progress progress;
-      progress.seconds = deadline.elapsed();
-      progress.samples = shared.samples.load();
-      progress.lps = shared.lps.load();
-      if (auto best = shared.incumbent.best_value()) progress.incumbent = problem.objective.sign() * *best;
-      control.on_progress(progress);
-    }
-  }
+  watch_workers(problem, control, deadline, threads, shared);
   for (std::thread& worker : workers) worker.join();
+  const SamplingTally tally =
+      run_tally(problem, control, deadline, !improver, options.sampling.record_values, shared);
 
   SolveResult result;
   result.method = method_name(Method::kSampling);
-  result.samples = shared.samples.load();
-  result.lps = shared.lps.load();
-  result.duplicate_patterns = shared.duplicates.load();
-  result.lp_failures = shared.lp_failures.load();
+  result.samples = tally.samples;
+  result.lps = tally.lps;
+  result.duplicate_patterns = tally.duplicates;
+  result.lp_failures = tally.lp_failures;
   result.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
   result.seed = options.seed;
   result.threads = threads;
+  if (peers != nullptr) {
+    result.ranks = peers->size();
+    result.ranks_finished = peers->finished();
+  }
   result.seconds = deadline.elapsed();
   const bool rule_stopped = shared.decision && shared.decision->stop;
   result.stopped_by = deadline.interrupted()     ? StopReason::kInterrupted
@@ -256,9 +313,8 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   // X_i of the paper's Appendix: the value reached from each sample's region, in sample order. A region whose
   // LP the deadline cut short has no value.
   if (options.sampling.record_values) {
-    shared.gather(!improver);
-    result.sample_values.reserve(shared.values.size());
-    for (const auto& [index, value] : shared.values) result.sample_values.emplace_back(index, sign * value);
+    result.sample_values.reserve(tally.values.size());
+    for (const auto& [index, value] : tally.values) result.sample_values.emplace_back(index, sign * value);
   }
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem; so it did
   // when every unstable neuron is concave and left free.

@@ -8,6 +8,7 @@
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
+#include "reluopt/peers.h"
 #include "reluopt/problem.h"
 #include "reluopt/scaling.h"
 #include "solver/cbc_mip.h"
@@ -87,7 +88,8 @@ SolveResult run_checked(const Problem& problem, const SolveOptions& options, con
   const bool timed_check = options.check_proof && std::isfinite(deadline.remaining());
   SolveResult result = run_method(problem, options, timed_check ? deadline.share(1.0 - kProofCheckShare) : deadline, control);
   check_against_run(problem, result);
-  check_proof(problem, options, deadline, result);
+  // Over several processes only the lead's result is reported, so only the lead checks it.
+  if (control.peers == nullptr || control.peers->lead()) check_proof(problem, options, deadline, result);
   return result;
 }
 

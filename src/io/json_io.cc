@@ -64,6 +64,10 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["load_seconds"] = info.load_seconds;
   out["seed"] = result.seed;
   out["threads"] = result.threads;
+  if (result.ranks > 1) {
+    out["ranks"] = result.ranks;
+    out["ranks_finished"] = result.ranks_finished;
+  }
   out["version"] = result.version;
   out["model"] = info.model;
   out["domain"] = info.domain;

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "reluopt/run_control.h"
+
+namespace reluopt {
+
+// What one process of a sampling run reports to the others at its end, and what the lead sums.
+struct SamplingTally {
+  long samples = 0;
+  long lps = 0;
+  long duplicates = 0;
+  long lp_failures = 0;
+  std::vector<std::pair<long, double>> values;  // (global sample index, X_i), maximized sense
+  std::vector<Eigen::VectorXd> best_points;     // each process's best x
+};
+
+// The other processes of one run spread over several (the ranks of `mpirun -n K reluopt solve`, implemented in
+// src/distributed/). Sampling divides its samples among them by a global thread numbering: thread t of
+// process r is thread r T + t of K T, so a run that ends on its sample count finds what the threaded run with
+// K T threads finds. Every call comes from the thread that called solve(); the implementation moves messages
+// in the background, so no call waits on another process except finish().
+class Peers {
+ public:
+  virtual ~Peers() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  bool lead() const { return rank() == 0; }
+
+  // Sends x to every other process when `value` beats what this process sent before, and returns the points
+  // the others sent since the last call (the receiver evaluates them by its own forward pass).
+  virtual std::vector<Eigen::VectorXd> exchange_best(const Eigen::VectorXd& x, double value) = 0;
+  // Posts this process's counts for the lead's progress line; on the lead, returns the others' last posted.
+  virtual SamplingTally exchange_counts(const SamplingTally& local) = 0;
+  // The end of sampling: every process sends its tally to the lead. On the lead, returns the sum of all that
+  // arrived by `deadline` (every process's values, sorted by index, and best points); elsewhere, `local`.
+  virtual SamplingTally finish(const SamplingTally& local, const Deadline& deadline) = 0;
+  // How many processes the lead heard from at finish() (size() when none was lost).
+  virtual int finished() const = 0;
+};
+
+}  // namespace reluopt
