@@ -40,6 +40,9 @@ class Peers {
   // The end of sampling: every process sends its tally to the lead. On the lead, returns the sum of all that
   // arrived by `deadline` (every process's values, sorted by index, and best points); elsewhere, `local`.
   virtual SamplingTally finish(const SamplingTally& local, const Deadline& deadline) = 0;
+  // After finish(): on the lead, `local` summed entry by entry with what every process sent by `deadline`;
+  // elsewhere, `local` (sent to the lead).
+  virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;
   // How many processes the lead heard from at finish() (size() when none was lost).
   virtual int finished() const = 0;
 };

@@ -21,7 +21,7 @@ namespace reluopt {
 
 namespace {
 
-enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4 };
+enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4, kSum = 5 };
 
 // How long the lead waits for the other processes' tallies once the run's deadline has passed or a stop came:
 // they stop at their own deadline (started within milliseconds of the lead's) or on the relayed stop.
@@ -91,9 +91,12 @@ class MpiPeers : public Peers {
   std::vector<Eigen::VectorXd> exchange_best(const Eigen::VectorXd& x, double value) override;
   SamplingTally exchange_counts(const SamplingTally& local) override;
   SamplingTally finish(const SamplingTally& local, const Deadline& deadline) override;
+  std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) override;
   int finished() const override;
 
  private:
+  template <class Box>
+  void wait_for_all(const Box& box, const Deadline& deadline);
   void queue(int destination, int tag, std::vector<double> data);
   void loop();
   void pump();
@@ -114,6 +117,7 @@ class MpiPeers : public Peers {
   std::vector<Eigen::VectorXd> received_points_;
   std::map<int, SamplingTally> counts_;  // the lead's: each process's last posted counts
   std::map<int, SamplingTally> finals_;  // the lead's: each process's tally at finish
+  std::map<int, std::vector<long>> sums_;  // the lead's: each process's part of sum()
   double sent_value_ = -std::numeric_limits<double>::infinity();
   std::thread thread_;  // last: starts once every member above exists
 };
@@ -159,17 +163,7 @@ SamplingTally MpiPeers::finish(const SamplingTally& local, const Deadline& deadl
     queue(0, kFinal, encode(local));
     return local;
   }
-  // Everyone's tally, or what arrived by kFinishGrace seconds after the deadline or a stop.
-  std::optional<Deadline> grace;
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (int(finals_.size()) == size_ - 1) break;
-    }
-    if (!grace && deadline.expired()) grace.emplace(kFinishGrace, nullptr);
-    if (grace && grace->expired()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  wait_for_all(finals_, deadline);
   SamplingTally sum = local;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [rank, tally] : finals_) {
@@ -179,6 +173,34 @@ SamplingTally MpiPeers::finish(const SamplingTally& local, const Deadline& deadl
   }
   std::sort(sum.values.begin(), sum.values.end());
   return sum;
+}
+
+std::vector<long> MpiPeers::sum(const std::vector<long>& local, const Deadline& deadline) {
+  if (!lead()) {
+    queue(0, kSum, std::vector<double>(local.begin(), local.end()));
+    return local;
+  }
+  wait_for_all(sums_, deadline);
+  std::vector<long> total = local;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [rank, part] : sums_)
+    for (std::size_t i = 0; i < std::min(total.size(), part.size()); ++i) total[i] += part[i];
+  return total;
+}
+
+// Waits until every other process's message is in `box`, or kFinishGrace seconds after the deadline or a stop.
+template <class Box>
+void MpiPeers::wait_for_all(const Box& box, const Deadline& deadline) {
+  std::optional<Deadline> grace;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (int(box.size()) == size_ - 1) return;
+    }
+    if (!grace && deadline.expired()) grace.emplace(kFinishGrace, nullptr);
+    if (grace && grace->expired()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 int MpiPeers::finished() const {
@@ -240,6 +262,8 @@ void MpiPeers::receive(int source, int tag, std::vector<double> data) {
     counts_[source].lps = long(data[1]);
   } else if (tag == kFinal) {
     finals_[source] = decode(data);
+  } else if (tag == kSum) {
+    sums_[source] = std::vector<long>(data.begin(), data.end());
   }
 }
 
