@@ -149,10 +149,15 @@ std::string not_read_text(reluopt::StopReason reason) {
                                                      : "not read: the time limit ran out while reading the model";
 }
 
-// solve's report when the model was not read in time: no point, the reason, the JSON and values files.
+// solve's report when the model was not read in time: no point, the reason, the JSON and values files (from the
+// lead alone, once every process has stopped).
 [[noreturn]] void report_unread(const reluopt::cli::CliOptions& options, reluopt::StopReason reason,
-                                const CommandClock& clock) {
+                                const CommandClock& clock, reluopt::Peers* peers) {
   using namespace reluopt;
+  if (peers != nullptr && !peers->lead()) {
+    peers->end();
+    std::_Exit(0);
+  }
   SolveResult result;
   result.method = method_name(options.solve.method);
   result.stopped_by = reason;
@@ -169,6 +174,7 @@ std::string not_read_text(reluopt::StopReason reason) {
     code = 1;
   }
   std::cerr << std::flush;
+  if (peers != nullptr) peers->end();
   std::_Exit(code);
 }
 
@@ -206,15 +212,15 @@ bool shared_method(reluopt::Method method) {
 
 int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock, reluopt::Peers* peers) {
   using namespace reluopt;
-  if (peers != nullptr && !shared_method(options.solve.method)) {
-    if (!peers->lead()) return 0;
+  const bool lead = peers == nullptr || peers->lead();
+  Peers* sharing = shared_method(options.solve.method) ? peers : nullptr;
+  if (peers != nullptr && sharing == nullptr) {
+    if (!lead) return 0;
     std::cerr << "reluopt: note: --method " << method_name(options.solve.method) << " runs on rank 0 alone; the "
               << peers->size() - 1 << " other ranks wait\n";
-    peers = nullptr;
   }
-  const bool lead = peers == nullptr || peers->lead();
   std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
-  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock, peers);
   const CliProblem& problem = std::get<CliProblem>(loaded);
   const Network& network = problem.model.network;
   const Domain& domain = problem.domain;
@@ -224,7 +230,7 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   const double load_seconds = clock.elapsed();
   control.time_limit = cli::solve_time_limit(clock.remaining(options.time_limit), options.evt);
   control.stop = &g_stop;
-  control.peers = peers;
+  control.peers = sharing;
   const bool show_progress = lead && !options.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
     control.on_progress = [](const Progress& progress) {
@@ -235,7 +241,7 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   SolveOptions solve_options = options.solve;
   solve_options.sampling.record_values = options.values_file.has_value() || options.evt;
 #ifdef RELUOPT_WITH_MPI
-  if (peers != nullptr) solve_options.threads = agreed_threads(*peers, solve_options.threads);
+  if (sharing != nullptr) solve_options.threads = agreed_threads(*sharing, solve_options.threads);
 #endif
   // Ctrl-C and SIGTERM stop the run and the extreme-value analysis after it.
   const StopOnSignal stop_on_signal;

@@ -43,6 +43,8 @@ class Peers {
   // After finish(): on the lead, `local` summed entry by entry with what every process sent by `deadline`;
   // elsewhere, `local` (sent to the lead).
   virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;
+  // Waits until every other process gets here too, then ends the connection; nothing else is called after.
+  virtual void end() = 0;
   // How many processes the lead heard from at finish() (size() when none was lost).
   virtual int finished() const = 0;
 };

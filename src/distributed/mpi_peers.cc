@@ -83,7 +83,7 @@ class MpiPeers : public Peers {
  public:
   MpiPeers(MPI_Comm comm, int rank, int size, int lead_cores, std::atomic<bool>& stop)
       : comm_(comm), rank_(rank), size_(size), lead_cores_(lead_cores), stop_(stop), thread_([this] { loop(); }) {}
-  ~MpiPeers() override;
+  ~MpiPeers() override { end(); }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -93,6 +93,7 @@ class MpiPeers : public Peers {
   SamplingTally finish(const SamplingTally& local, const Deadline& deadline) override;
   std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) override;
   int finished() const override;
+  void end() override;
 
  private:
   template <class Box>
@@ -122,8 +123,8 @@ class MpiPeers : public Peers {
   std::thread thread_;  // last: starts once every member above exists
 };
 
-MpiPeers::~MpiPeers() {
-  closing_.store(true);
+void MpiPeers::end() {
+  if (closing_.exchange(true)) return;
   thread_.join();
   MPI_Comm comm = comm_;
   MPI_Comm_free(&comm);
