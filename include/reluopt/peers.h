@@ -45,6 +45,8 @@ class Peers {
   virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;
   // Waits until every other process gets here too, then ends the connection; nothing else is called after.
   virtual void end() = 0;
+  // Seconds this process spent inside MPI calls and, on the lead, waiting for the others' tallies.
+  virtual double communication_seconds() const = 0;
   // How many processes the lead heard from at finish() (size() when none was lost).
   virtual int finished() const = 0;
 };

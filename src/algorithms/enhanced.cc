@@ -428,7 +428,10 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   SolveResult result = run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory);
   result.method = method_name(Method::kEnhanced);
   std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load()};
-  if (control.peers != nullptr) counts = control.peers->sum(counts, deadline);
+  if (control.peers != nullptr) {
+    counts = control.peers->sum(counts, deadline);
+    result.communication_seconds = control.peers->communication_seconds();
+  }
   result.local_searches = counts[0];
   result.mips = counts[1];
   result.lps += counts[2];

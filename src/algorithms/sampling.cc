@@ -300,6 +300,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   if (peers != nullptr) {
     result.ranks = peers->size();
     result.ranks_finished = peers->finished();
+    result.communication_seconds = peers->communication_seconds();
   }
   result.seconds = deadline.elapsed();
   const bool rule_stopped = shared.decision && shared.decision->stop;

@@ -94,6 +94,7 @@ class MpiPeers : public Peers {
   std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) override;
   int finished() const override;
   void end() override;
+  double communication_seconds() const override { return busy_seconds_.load() + wait_seconds_.load(); }
 
  private:
   template <class Box>
@@ -111,6 +112,8 @@ class MpiPeers : public Peers {
   std::atomic<bool>& stop_;
   bool stop_relayed_ = false;  // the comm thread's: this process's stop went out, or came from another
   std::atomic<bool> closing_{false};
+  std::atomic<double> busy_seconds_{0.0};  // in pump()
+  std::atomic<double> wait_seconds_{0.0};  // the lead's, in wait_for_all()
   std::list<Outgoing> in_flight_;  // the comm thread's
 
   mutable std::mutex mutex_;  // guards the members below
@@ -192,16 +195,18 @@ std::vector<long> MpiPeers::sum(const std::vector<long>& local, const Deadline& 
 // Waits until every other process's message is in `box`, or kFinishGrace seconds after the deadline or a stop.
 template <class Box>
 void MpiPeers::wait_for_all(const Box& box, const Deadline& deadline) {
+  const Deadline clock;
   std::optional<Deadline> grace;
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (int(box.size()) == size_ - 1) return;
+      if (int(box.size()) == size_ - 1) break;
     }
     if (!grace && deadline.expired()) grace.emplace(kFinishGrace, nullptr);
-    if (grace && grace->expired()) return;
+    if (grace && grace->expired()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  wait_seconds_.store(wait_seconds_.load() + clock.elapsed());
 }
 
 int MpiPeers::finished() const {
@@ -219,6 +224,7 @@ void MpiPeers::loop() {
 
 // One round of the comm thread: relay a stop, start queued sends, receive what arrived, retire finished sends.
 void MpiPeers::pump() {
+  const Deadline clock;
   if (stop_.load() && !stop_relayed_) {
     stop_relayed_ = true;
     for (int r = 0; r < size_; ++r)
@@ -247,6 +253,7 @@ void MpiPeers::pump() {
     MPI_Test(&message.request, &done, MPI_STATUS_IGNORE);
     return done != 0;
   });
+  busy_seconds_.store(busy_seconds_.load() + clock.elapsed());
 }
 
 void MpiPeers::receive(int source, int tag, std::vector<double> data) {

@@ -67,6 +67,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   if (result.ranks > 1) {
     out["ranks"] = result.ranks;
     out["ranks_finished"] = result.ranks_finished;
+    out["communication_seconds"] = result.communication_seconds;
   }
   out["version"] = result.version;
   out["model"] = info.model;
