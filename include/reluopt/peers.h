@@ -37,6 +37,14 @@ class Peers {
   virtual std::vector<Eigen::VectorXd> exchange_best(const Eigen::VectorXd& x, double value) = 0;
   // Posts this process's counts for the lead's progress line; on the lead, returns the others' last posted.
   virtual SamplingTally exchange_counts(const SamplingTally& local) = 0;
+  // The stop rule's checkpoint n, where every process's samples below n are finished: `fresh` are this
+  // process's values not sent before. On the lead, returns the others' (what arrived by `deadline`); elsewhere
+  // sends `fresh` and returns nothing.
+  using Values = std::vector<std::pair<long, double>>;
+  virtual Values checkpoint(long n, const Values& fresh, const Deadline& deadline) = 0;
+  // The decision at checkpoint n: the lead sends `go_on` to the others and returns it; the others return the
+  // lead's (false once `deadline` passes without it).
+  virtual bool decide(long n, bool go_on, const Deadline& deadline) = 0;
   // The end of sampling: every process sends its tally to the lead. On the lead, returns the sum of all that
   // arrived by `deadline` (every process's values, sorted by index, and best points); elsewhere, `local`.
   virtual SamplingTally finish(const SamplingTally& local, const Deadline& deadline) = 0;

@@ -53,6 +53,9 @@ struct SharedState {
   const int first_thread;
   const int total_threads;
   std::vector<std::pair<long, double>> values;      // (sample index, X_i), maximized sense, by index
+  // Over several processes: how many of `values` went to the lead at checkpoints, and on the lead everyone's.
+  std::size_t values_sent = 0;
+  std::vector<std::pair<long, double>> everyone;
   // The stop rule's last check.
   std::optional<StoppingDecision> decision;
   long decision_samples = 0;
@@ -158,14 +161,38 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   shared.finished.fetch_add(1);
 }
 
-// The stop rule at checkpoint n, on X_i of samples 0..n-1 (the gate holds every worker): true to go on.
+// X_0..X_{n-1} at checkpoint n: this process's; over several processes, on the lead, everyone's (elsewhere
+// none: the process sends its own to the lead).
+std::vector<double> checkpoint_values(long n, Peers* peers, const Deadline& deadline, SharedState& shared) {
+  const std::vector<std::pair<long, double>>* all = &shared.values;
+  if (peers != nullptr) {
+    const Peers::Values fresh(shared.values.begin() + long(shared.values_sent), shared.values.end());
+    shared.values_sent = shared.values.size();
+    const Peers::Values others = peers->checkpoint(n, fresh, deadline);
+    if (!peers->lead()) return {};
+    shared.everyone.insert(shared.everyone.end(), fresh.begin(), fresh.end());
+    shared.everyone.insert(shared.everyone.end(), others.begin(), others.end());
+    std::sort(shared.everyone.begin(), shared.everyone.end());
+    all = &shared.everyone;
+  }
+  std::vector<double> values;
+  values.reserve(all->size());
+  for (const auto& [index, value] : *all) values.push_back(value);
+  return values;
+}
+
+// The stop rule at checkpoint n, on X_i of samples 0..n-1 (the gate holds every worker; over several processes,
+// every process's gate): true to go on. Over several processes the lead decides and the others follow.
 bool check_stop_rule(const StopRuleOptions& rule, long n, int threads, bool resolve_patterns,
-                     const Deadline& deadline, SharedState& shared) {
+                     const Deadline& deadline, Peers* peers, SharedState& shared) {
   if (deadline.expired()) return false;  // samples below n may be unfinished; the run ends anyway
   shared.gather(resolve_patterns);
-  std::vector<double> values;
-  values.reserve(shared.values.size());
-  for (const auto& [index, value] : shared.values) values.push_back(value);
+  const std::vector<double> values = checkpoint_values(n, peers, deadline, shared);
+  if (peers != nullptr && !peers->lead()) return peers->decide(n, false, deadline);
+  if (deadline.expired()) {  // a process's values did not come
+    if (peers != nullptr) peers->decide(n, false, deadline);
+    return false;
+  }
   StoppingOptions stopping;
   stopping.threads = threads;
   StoppingDecision decision;
@@ -177,6 +204,7 @@ bool check_stop_rule(const StopRuleOptions& rule, long n, int threads, bool reso
   ++shared.checks;
   shared.decision = decision;
   shared.decision_samples = n;
+  if (peers != nullptr) peers->decide(n, !decision.stop, deadline);
   return !decision.stop;
 }
 
@@ -270,15 +298,14 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   const long samples = options.sampling.samples;
   const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
   Peers* peers = control.peers;
-  if (peers != nullptr && options.sampling.stop_rule)
-    throw Error("the stop rule (--stop-rule) does not run over several processes (mpirun); run it in one");
 
   SharedState shared(deadline, threads, peers ? peers->rank() * threads : 0, peers ? peers->size() * threads : threads);
   std::optional<CheckpointGate> gate;
   if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule)
-    gate.emplace(threads, rule->first_check, rule->growth, [&, rule = *rule](long n) {
-      return check_stop_rule(rule, n, threads, !improver, deadline, shared);
-    });
+    gate.emplace(
+        threads, rule->first_check, rule->growth,
+        [&, rule = *rule](long n) { return check_stop_rule(rule, n, threads, !improver, deadline, peers, shared); },
+        peers != nullptr ? samples : 0);
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, std::cref(deadline),

@@ -21,7 +21,7 @@ namespace reluopt {
 
 namespace {
 
-enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4, kSum = 5 };
+enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4, kSum = 5, kCheckpoint = 6, kDecision = 7 };
 
 // How long the lead waits for the other processes' tallies once the run's deadline has passed or a stop came:
 // they stop at their own deadline (started within milliseconds of the lead's) or on the relayed stop.
@@ -90,6 +90,8 @@ class MpiPeers : public Peers {
   int lead_cores() const { return lead_cores_; }
   std::vector<Eigen::VectorXd> exchange_best(const Eigen::VectorXd& x, double value) override;
   SamplingTally exchange_counts(const SamplingTally& local) override;
+  Values checkpoint(long n, const Values& fresh, const Deadline& deadline) override;
+  bool decide(long n, bool go_on, const Deadline& deadline) override;
   SamplingTally finish(const SamplingTally& local, const Deadline& deadline) override;
   std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) override;
   int finished() const override;
@@ -99,6 +101,8 @@ class MpiPeers : public Peers {
  private:
   template <class Box>
   void wait_for_all(const Box& box, const Deadline& deadline);
+  template <class Ready>
+  bool wait_until(Ready ready, const Deadline& deadline, double grace);
   void queue(int destination, int tag, std::vector<double> data);
   void loop();
   void pump();
@@ -122,6 +126,8 @@ class MpiPeers : public Peers {
   std::map<int, SamplingTally> counts_;  // the lead's: each process's last posted counts
   std::map<int, SamplingTally> finals_;  // the lead's: each process's tally at finish
   std::map<int, std::vector<long>> sums_;  // the lead's: each process's part of sum()
+  std::map<int, std::pair<long, Values>> checkpoints_;  // the lead's: each process's checkpoint and values
+  std::map<long, bool> decisions_;                      // the others': the lead's decision at each checkpoint
   double sent_value_ = -std::numeric_limits<double>::infinity();
   std::thread thread_;  // last: starts once every member above exists
 };
@@ -192,21 +198,60 @@ std::vector<long> MpiPeers::sum(const std::vector<long>& local, const Deadline& 
   return total;
 }
 
-// Waits until every other process's message is in `box`, or kFinishGrace seconds after the deadline or a stop.
-template <class Box>
-void MpiPeers::wait_for_all(const Box& box, const Deadline& deadline) {
+// Waits until ready() holds (called with the mutex held), or `grace` seconds after the deadline or a stop;
+// returns ready().
+template <class Ready>
+bool MpiPeers::wait_until(Ready ready, const Deadline& deadline, double grace) {
   const Deadline clock;
-  std::optional<Deadline> grace;
+  std::optional<Deadline> late;
+  bool done = false;
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (int(box.size()) == size_ - 1) break;
+      done = ready();
     }
-    if (!grace && deadline.expired()) grace.emplace(kFinishGrace, nullptr);
-    if (grace && grace->expired()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (done) break;
+    if (!late && deadline.expired()) late.emplace(grace, nullptr);
+    if (late && late->expired()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   wait_seconds_.store(wait_seconds_.load() + clock.elapsed());
+  return done;
+}
+
+// Waits until every other process's message is in `box`, or kFinishGrace seconds after the deadline or a stop.
+template <class Box>
+void MpiPeers::wait_for_all(const Box& box, const Deadline& deadline) {
+  wait_until([&] { return int(box.size()) == size_ - 1; }, deadline, kFinishGrace);
+}
+
+Peers::Values MpiPeers::checkpoint(long n, const Values& fresh, const Deadline& deadline) {
+  if (!lead()) {
+    std::vector<double> data = {double(n)};
+    for (const auto& [index, value] : fresh) data.insert(data.end(), {double(index), value});
+    queue(0, kCheckpoint, std::move(data));
+    return {};
+  }
+  const auto everyone_at_n = [&] {
+    return int(checkpoints_.size()) == size_ - 1 &&
+           std::all_of(checkpoints_.begin(), checkpoints_.end(), [n](const auto& at) { return at.second.first == n; });
+  };
+  wait_until(everyone_at_n, deadline, 0.0);
+  Values others;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [rank, at] : checkpoints_) others.insert(others.end(), at.second.begin(), at.second.end());
+  checkpoints_.clear();
+  return others;
+}
+
+bool MpiPeers::decide(long n, bool go_on, const Deadline& deadline) {
+  if (lead()) {
+    for (int r = 1; r < size_; ++r) queue(r, kDecision, {double(n), go_on ? 1.0 : 0.0});
+    return go_on;
+  }
+  if (!wait_until([&] { return decisions_.count(n) > 0; }, deadline, 0.0)) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return decisions_.at(n);
 }
 
 int MpiPeers::finished() const {
@@ -272,6 +317,12 @@ void MpiPeers::receive(int source, int tag, std::vector<double> data) {
     finals_[source] = decode(data);
   } else if (tag == kSum) {
     sums_[source] = std::vector<long>(data.begin(), data.end());
+  } else if (tag == kCheckpoint && !data.empty()) {
+    Values values;
+    for (std::size_t at = 1; at + 1 < data.size(); at += 2) values.emplace_back(long(data[at]), data[at + 1]);
+    checkpoints_[source] = {long(data[0]), std::move(values)};
+  } else if (tag == kDecision && data.size() == 2) {
+    decisions_[long(data[0])] = data[1] != 0.0;
   }
 }
 
