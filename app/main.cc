@@ -204,10 +204,10 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   return 0;
 }
 
-// Under mpirun, sampling and enhanced runs are shared by every process; any other method runs on the lead
+// Under mpirun, sampling, enhanced and bab runs are shared by every process; the MIP methods run on the lead
 // alone, and the other processes wait for it.
 bool shared_method(reluopt::Method method) {
-  return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced;
+  return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced || method == reluopt::Method::kBab;
 }
 
 int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock, reluopt::Peers* peers) {

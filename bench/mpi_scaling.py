@@ -20,6 +20,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,16 +44,22 @@ def mpirun(ranks):
     return command
 
 
+def cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(prefix, binary, model, flags, out):
-    start = time.monotonic()
+    start, cpu = time.monotonic(), cpu_seconds()
     proc = subprocess.run(prefix + [binary, "solve", *model, *flags, "--json", out, "--quiet"],
                           capture_output=True, text=True)
-    wall = time.monotonic() - start
+    wall, cpu = time.monotonic() - start, cpu_seconds() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"failed: {' '.join(prefix)} {binary} ... {proc.stderr}")
     with open(out) as f:
         result = json.load(f)
     result["wall"] = wall
+    result["cpu"] = cpu
     return result
 
 
@@ -79,9 +86,10 @@ def measure(binary, name, model, samples, rounds, tmp):
             "samples_per_second": statistics.median(row["samples"] / row["seconds"] for row in runs),
             "seconds": statistics.median(row["seconds"] for row in runs),
             "wall": statistics.median(row["wall"] for row in runs),
+            "samples_per_cpu_second": statistics.median(row["samples"] / row["cpu"] for row in runs),
             "communication_share": statistics.median(row.get("communication_seconds", 0.0) / row["seconds"]
                                                      for row in runs),
-            "runs": [{k: row[k] for k in ("samples", "lps", "seconds", "wall", "objective")} for row in runs],
+            "runs": [{k: row[k] for k in ("samples", "lps", "seconds", "wall", "cpu", "objective")} for row in runs],
         }
     return summary
 
@@ -107,14 +115,19 @@ def write(results, path_md, path_json):
              f"{results['load_before']} before and {results['load_after']} after (other jobs share the machine).",
              "Medians of the rounds; samples/s from the run's own seconds (after reading the model); wall adds "
              "process and MPI start and reading the model. The three find the same point in every round.", "",
-             "| network | samples | config | samples/s | ratio to 1x1 | seconds | wall | communication |",
-             "|---|---|---|---|---|---|---|---|"]
+             "Samples per CPU second divide by the CPU time of every process of the command (mpirun's included, "
+             "and the start of MPI and reading the model), from getrusage of the children.", "",
+             "| network | samples | config | samples/s | ratio to 1x1 | seconds | wall | samples per CPU s | "
+             "communication |", "|---|---|---|---|---|---|---|---|---|"]
     for net in results["networks"]:
         base = net["configs"]["1x1"]["samples_per_second"]
         for key, row in net["configs"].items():
             lines.append(f"| {net['name']} | {net['samples']} | {key} | {row['samples_per_second']:.0f} | "
                          f"{row['samples_per_second'] / base:.2f} | {row['seconds']:.2f} | {row['wall']:.2f} | "
-                         f"{100 * row['communication_share']:.2f}% |")
+                         f"{row['samples_per_cpu_second']:.0f} | {100 * row['communication_share']:.2f}% |")
+    lines += ["", "On a machine shared with other jobs the scheduler decides how much CPU each configuration gets per "
+              "wall second (here the two ranks got more than the two threads of one process); samples per CPU second "
+              "compare the work itself, including mpirun, the start of MPI and the comm thread's polling."]
     lat, bw = results["latency_seconds"], results["bandwidth_bytes_per_second"]
     lines += ["", f"Ping-pong between two ranks on this machine (bench/mpi_pingpong.c): latency {lat * 1e6:.2f} us, "
               f"bandwidth {bw / 1e9:.2f} GB/s. Messages wait for the comm thread's {POLL_SECONDS * 1e3:.0f} ms poll "

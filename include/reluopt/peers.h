@@ -10,13 +10,16 @@
 
 namespace reluopt {
 
-// What one process of a sampling run reports to the others at its end, and what the lead sums.
-struct SamplingTally {
+// What one process of a run reports to the lead at its end, and what the lead sums.
+struct RunTally {
   long samples = 0;
   long lps = 0;
   long duplicates = 0;
   long lp_failures = 0;
-  std::vector<std::pair<long, double>> values;  // (global sample index, X_i), maximized sense
+  long nodes = 0;      // bab
+  long completed = 0;  // bab: processes whose search ended (1 for each)
+  // Sampling: (global sample index, X_i); bab: (rank, the bound of its part). Maximized sense.
+  std::vector<std::pair<long, double>> values;
   std::vector<Eigen::VectorXd> best_points;     // each process's best x
 };
 
@@ -36,7 +39,7 @@ class Peers {
   // the others sent since the last call (the receiver evaluates them by its own forward pass).
   virtual std::vector<Eigen::VectorXd> exchange_best(const Eigen::VectorXd& x, double value) = 0;
   // Posts this process's counts for the lead's progress line; on the lead, returns the others' last posted.
-  virtual SamplingTally exchange_counts(const SamplingTally& local) = 0;
+  virtual RunTally exchange_counts(const RunTally& local) = 0;
   // The stop rule's checkpoint n, where every process's samples below n are finished: `fresh` are this
   // process's values not sent before. On the lead, returns the others' (what arrived by `deadline`); elsewhere
   // sends `fresh` and returns nothing.
@@ -47,7 +50,7 @@ class Peers {
   virtual bool decide(long n, bool go_on, const Deadline& deadline) = 0;
   // The end of sampling: every process sends its tally to the lead. On the lead, returns the sum of all that
   // arrived by `deadline` (every process's values, sorted by index, and best points); elsewhere, `local`.
-  virtual SamplingTally finish(const SamplingTally& local, const Deadline& deadline) = 0;
+  virtual RunTally finish(const RunTally& local, const Deadline& deadline) = 0;
   // After finish(): on the lead, `local` summed entry by entry with what every process sent by `deadline`;
   // elsewhere, `local` (sent to the lead).
   virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;

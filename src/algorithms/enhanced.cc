@@ -437,8 +437,11 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   result.lps += counts[2];
   // Over several processes the lead proves alone, from everyone's best point.
   const bool lead = control.peers == nullptr || control.peers->lead();
-  if (prove_at_end && lead && result.status != SolveStatus::kNoSolution && !deadline.expired())
-    prove(problem, options, deadline, control, result);
+  if (prove_at_end && lead && result.status != SolveStatus::kNoSolution && !deadline.expired()) {
+    RunControl lead_alone = control;
+    lead_alone.peers = nullptr;
+    prove(problem, options, deadline, lead_alone, result);
+  }
   result.seconds = deadline.elapsed();
   return result;
 }

@@ -231,16 +231,8 @@ StopRuleReport stop_rule_report(const StopRuleOptions& rule, const SharedState& 
   return report;
 }
 
-// Offers the points the other processes found and posts this process's best.
-void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent) {
-  const std::optional<EvaluatedPoint> best = incumbent.best();
-  const Eigen::VectorXd none;
-  for (Eigen::VectorXd& x : peers.exchange_best(best ? best->x : none, best ? best->value : -kInfinity))
-    incumbent.offer(evaluate_point(problem, std::move(x)));
-}
-
-SamplingTally local_counts(const SharedState& shared) {
-  SamplingTally tally;
+RunTally local_counts(const SharedState& shared) {
+  RunTally tally;
   tally.samples = shared.samples.load();
   tally.lps = shared.lps.load();
   tally.duplicates = shared.duplicates.load();
@@ -258,7 +250,7 @@ void watch_workers(const Problem& problem, const RunControl& control, const Dead
     if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
     if (deadline.elapsed() < next_progress) continue;
     next_progress = deadline.elapsed() + control.progress_interval;
-    SamplingTally others;
+    RunTally others;
     if (control.peers != nullptr) others = control.peers->exchange_counts(local_counts(shared));
     if (!control.on_progress) continue;
     Progress progress;
@@ -272,9 +264,9 @@ void watch_workers(const Problem& problem, const RunControl& control, const Dead
 
 // This process's counts, values and best point; with other processes, on the lead, everyone's (their best
 // points offered to the incumbent).
-SamplingTally run_tally(const Problem& problem, const RunControl& control, const Deadline& deadline,
+RunTally run_tally(const Problem& problem, const RunControl& control, const Deadline& deadline,
                         bool resolve_patterns, bool record_values, SharedState& shared) {
-  SamplingTally tally = local_counts(shared);
+  RunTally tally = local_counts(shared);
   if (record_values) {
     shared.gather(resolve_patterns);
     tally.values = shared.values;
@@ -312,7 +304,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
                          std::cref(improver), std::ref(shared), gate ? &*gate : nullptr);
   watch_workers(problem, control, deadline, threads, shared);
   for (std::thread& worker : workers) worker.join();
-  const SamplingTally tally =
+  const RunTally tally =
       run_tally(problem, control, deadline, !improver, options.sampling.record_values, shared);
 
   SolveResult result;

@@ -43,9 +43,11 @@ struct Outgoing {
 };
 
 // A tally as one message: counts, values (index, value), best points (size, entries).
-std::vector<double> encode(const SamplingTally& tally) {
-  std::vector<double> out = {double(tally.samples), double(tally.lps), double(tally.duplicates),
-                             double(tally.lp_failures), double(tally.values.size())};
+constexpr std::size_t kCountFields = 6;
+std::vector<double> encode(const RunTally& tally) {
+  std::vector<double> out = {double(tally.samples),     double(tally.lps),   double(tally.duplicates),
+                             double(tally.lp_failures), double(tally.nodes), double(tally.completed),
+                             double(tally.values.size())};
   for (const auto& [index, value] : tally.values) out.insert(out.end(), {double(index), value});
   for (const Eigen::VectorXd& x : tally.best_points) {
     out.push_back(double(x.size()));
@@ -54,15 +56,18 @@ std::vector<double> encode(const SamplingTally& tally) {
   return out;
 }
 
-SamplingTally decode(const std::vector<double>& in) {
-  SamplingTally tally;
-  if (in.size() < 5) return tally;
+RunTally decode(const std::vector<double>& in) {
+  RunTally tally;
+  if (in.size() < kCountFields + 1) return tally;
   tally.samples = long(in[0]);
   tally.lps = long(in[1]);
   tally.duplicates = long(in[2]);
   tally.lp_failures = long(in[3]);
-  std::size_t at = 5;
-  for (long i = 0; i < long(in[4]) && at + 1 < in.size(); ++i, at += 2) tally.values.emplace_back(long(in[at]), in[at + 1]);
+  tally.nodes = long(in[4]);
+  tally.completed = long(in[5]);
+  std::size_t at = kCountFields + 1;
+  for (long i = 0; i < long(in[kCountFields]) && at + 1 < in.size(); ++i, at += 2)
+    tally.values.emplace_back(long(in[at]), in[at + 1]);
   while (at < in.size()) {
     const std::size_t n = std::size_t(in[at++]);
     if (at + n > in.size()) break;
@@ -72,11 +77,13 @@ SamplingTally decode(const std::vector<double>& in) {
   return tally;
 }
 
-void add_counts(SamplingTally& sum, const SamplingTally& part) {
+void add_counts(RunTally& sum, const RunTally& part) {
   sum.samples += part.samples;
   sum.lps += part.lps;
   sum.duplicates += part.duplicates;
   sum.lp_failures += part.lp_failures;
+  sum.nodes += part.nodes;
+  sum.completed += part.completed;
 }
 
 class MpiPeers : public Peers {
@@ -89,10 +96,10 @@ class MpiPeers : public Peers {
   int size() const override { return size_; }
   int lead_cores() const { return lead_cores_; }
   std::vector<Eigen::VectorXd> exchange_best(const Eigen::VectorXd& x, double value) override;
-  SamplingTally exchange_counts(const SamplingTally& local) override;
+  RunTally exchange_counts(const RunTally& local) override;
   Values checkpoint(long n, const Values& fresh, const Deadline& deadline) override;
   bool decide(long n, bool go_on, const Deadline& deadline) override;
-  SamplingTally finish(const SamplingTally& local, const Deadline& deadline) override;
+  RunTally finish(const RunTally& local, const Deadline& deadline) override;
   std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) override;
   int finished() const override;
   void end() override;
@@ -123,8 +130,8 @@ class MpiPeers : public Peers {
   mutable std::mutex mutex_;  // guards the members below
   std::vector<Outgoing> outbox_;
   std::vector<Eigen::VectorXd> received_points_;
-  std::map<int, SamplingTally> counts_;  // the lead's: each process's last posted counts
-  std::map<int, SamplingTally> finals_;  // the lead's: each process's tally at finish
+  std::map<int, RunTally> counts_;  // the lead's: each process's last posted counts
+  std::map<int, RunTally> finals_;  // the lead's: each process's tally at finish
   std::map<int, std::vector<long>> sums_;  // the lead's: each process's part of sum()
   std::map<int, std::pair<long, Values>> checkpoints_;  // the lead's: each process's checkpoint and values
   std::map<long, bool> decisions_;                      // the others': the lead's decision at each checkpoint
@@ -157,24 +164,24 @@ std::vector<Eigen::VectorXd> MpiPeers::exchange_best(const Eigen::VectorXd& x, d
   return points;
 }
 
-SamplingTally MpiPeers::exchange_counts(const SamplingTally& local) {
+RunTally MpiPeers::exchange_counts(const RunTally& local) {
   if (!lead()) {
     queue(0, kCounts, {double(local.samples), double(local.lps), 0.0, 0.0, 0.0});
     return {};
   }
-  SamplingTally others;
+  RunTally others;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [rank, counts] : counts_) add_counts(others, counts);
   return others;
 }
 
-SamplingTally MpiPeers::finish(const SamplingTally& local, const Deadline& deadline) {
+RunTally MpiPeers::finish(const RunTally& local, const Deadline& deadline) {
   if (!lead()) {
     queue(0, kFinal, encode(local));
     return local;
   }
   wait_for_all(finals_, deadline);
-  SamplingTally sum = local;
+  RunTally sum = local;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [rank, tally] : finals_) {
     add_counts(sum, tally);

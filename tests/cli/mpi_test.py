@@ -4,9 +4,10 @@
 A run that ends on its sample count finds what the threaded run with K T threads finds (the same x, value,
 counts and sample values, and the stop rule's decisions); a bound is never below a value found; a time limit holds; a stop on any rank ends
 every rank; a rank killed with SIGKILL ends the run (mpirun stops the others, rank 0 reports what it has) well
-within the time limit. Signals are sent once every rank is inside the run, never after a fixed sleep.
+within the time limit; bab over ranks (a slab of the box each) reports a valid bound. Signals are sent once
+every rank is inside the run, never after a fixed sleep.
 
-Usage: mpi_test.py RELUOPT_BINARY EXAMPLES_DIR
+Usage: mpi_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
 """
 import json
 import os
@@ -18,8 +19,11 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_test import write_gemm_onnx, xavier_layers  # noqa: E402
+
 BINARY = sys.argv[1]
-EXAMPLES = sys.argv[2]
+EXAMPLES = sys.argv[3]
 MODEL = [os.path.join(EXAMPLES, "xavier_10_50_50.onnx"), "--domain", os.path.join(EXAMPLES, "budget_domain.json")]
 # Generous bounds that only a hang or a limit ignored by seconds would cross.
 LAUNCH_SLACK = 3.0
@@ -62,10 +66,10 @@ class Mpi(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def solve(self, prefix, name, *flags):
+    def solve(self, prefix, name, *flags, model=MODEL):
         """Runs solve with --json and --values-out named after `name`; returns (result, values text)."""
         json_file, values_file = self.path(name + ".json"), self.path(name + ".csv")
-        proc = subprocess.run(prefix + [BINARY, "solve", *MODEL, *flags, "--json", json_file,
+        proc = subprocess.run(prefix + [BINARY, "solve", *model, *flags, "--json", json_file,
                                         "--values-out", values_file], capture_output=True, text=True, timeout=300)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(json_file) as f, open(values_file) as g:
@@ -156,11 +160,28 @@ class Mpi(unittest.TestCase):
                 self.assertEqual(result["status"], "feasible")
                 self.assertLess(result["ranks_finished"], 3)
 
-    def test_other_methods_run_on_rank_0(self):
-        result, _ = self.solve(mpirun(2), "bab", "--method", "bab", "--time-limit", "5")
+    def test_bab_over_ranks_bounds_what_threads_find(self):
+        # Each rank searches one slab of the box; the bound is the largest of the slabs', valid for the box.
+        model = self.path("small.onnx")
+        write_gemm_onnx(xavier_layers([6, 16, 16, 1], seed=4), model)
+        flags = ["--method", "bab", "--time-limit", "10"]
+        threaded, _ = self.solve([], "bab_threads", *flags, "--threads", "2", model=[model])
+        for ranks in (2, 3):
+            with self.subTest(ranks=ranks):
+                spread, _ = self.solve(mpirun(ranks), f"bab_{ranks}", *flags, "--threads", "1", model=[model])
+                self.assertEqual(spread["ranks_finished"], ranks)
+                self.assertIsNotNone(spread["bound"])
+                tolerance = 1e-6 * max(1.0, abs(threaded["objective"]))
+                self.assertGreaterEqual(spread["bound"], threaded["objective"] - tolerance)
+                self.assertGreaterEqual(threaded["bound"], spread["objective"] - tolerance)
+                self.assertGreaterEqual(spread["bound"], spread["objective"] - tolerance)
+                if threaded["status"] == "optimal" and spread["status"] == "optimal":
+                    self.assertAlmostEqual(spread["objective"], threaded["objective"], delta=tolerance)
+
+    def test_mip_methods_run_on_rank_0(self):
+        result, _ = self.solve(mpirun(2), "mip", "--method", "mip", "--time-limit", "5")
         self.assertNotIn("ranks", result)
         self.assertGreaterEqual(result["bound"], result["objective"])
-
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)
