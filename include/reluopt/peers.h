@@ -26,8 +26,11 @@ struct RunTally {
 // The other processes of one run spread over several (the ranks of `mpirun -n K reluopt solve`, implemented in
 // src/distributed/). Sampling divides its samples among them by a global thread numbering: thread t of
 // process r is thread r T + t of K T, so a run that ends on its sample count finds what the threaded run with
-// K T threads finds. Every call comes from the thread that called solve(); the implementation moves messages
-// in the background, so no call waits on another process except finish().
+// K T threads finds; bab gives each process a slab of P's box (algorithms/bab.h). Calls come from the thread
+// that called solve(), except checkpoint() and decide(), which come from the sampling thread that holds the
+// checkpoint gate. The implementation moves messages in the background; only finish(), sum(), checkpoint() on
+// the lead and decide() elsewhere wait for other processes, each until its deadline at most (finish() and
+// sum() half a second more, for processes that stop at their own deadline).
 class Peers {
  public:
   virtual ~Peers() = default;

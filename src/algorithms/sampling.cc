@@ -47,7 +47,7 @@ struct SharedState {
   std::atomic<long> lp_failures{0};
   std::atomic<int> finished{0};
   Incumbent incumbent;
-  // Thread t records its samples t, t + T, ... in order; gather() moves them into `values`.
+  // Thread t records its samples first_thread + t + k total_threads in order; gather() moves them into `values`.
   std::vector<std::vector<SampleRecord>> records;
   std::vector<long> gathered;                       // per thread: records already moved
   const int first_thread;
@@ -92,8 +92,8 @@ struct SharedState {
 };
 
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
-void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared,
-                     CheckpointGate* gate) {
+void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, const Deadline& deadline,
+                     const ImproverFactory& make_improver, SharedState& shared, CheckpointGate* gate) {
   DenseFirstLp lp;
   lp.set_stop_request(deadline.stop_request());
   const int global_thread = shared.first_thread + thread;
