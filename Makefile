@@ -20,6 +20,7 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config \
 DEBIAN_PACKAGES += libboost-dev libnlopt-cxx-dev gnuplot-nox
 # The Python package's virtual environment and its headers for Debian's python3 (the same names on 12 and 13).
 DEBIAN_PACKAGES += python3-venv python3-dev
+DEBIAN_PACKAGES += libopenmpi-dev openmpi-bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The suites ThreadSanitizer runs: the ones whose code runs on several threads (sampling, bab, enhanced, the

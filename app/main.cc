@@ -21,10 +21,14 @@
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
 #include "reluopt/output_file.h"
+#include "reluopt/peers.h"
 #include "reluopt/solve.h"
 #include "report.h"
 #include "solve_evt.h"
 #include "verify_command.h"
+#ifdef RELUOPT_WITH_MPI
+#include "distributed/mpi_peers.h"
+#endif
 
 namespace {
 
@@ -147,10 +151,15 @@ std::string not_read_text(reluopt::StopReason reason) {
                                                      : "not read: the time limit ran out while reading the model";
 }
 
-// solve's report when the model was not read in time: no point, the reason, the JSON and values files.
+// solve's report when the model was not read in time: no point, the reason, the JSON and values files (from the
+// lead alone, once every process has stopped).
 [[noreturn]] void report_unread(const reluopt::cli::CliOptions& options, reluopt::StopReason reason,
-                                const CommandClock& clock) {
+                                const CommandClock& clock, reluopt::Peers* peers) {
   using namespace reluopt;
+  if (peers != nullptr && !peers->lead()) {
+    peers->end();
+    std::_Exit(0);
+  }
   SolveResult result;
   result.method = method_name(options.solve.method);
   result.stopped_by = reason;
@@ -167,6 +176,7 @@ std::string not_read_text(reluopt::StopReason reason) {
     code = 1;
   }
   std::cerr << std::flush;
+  if (peers != nullptr) peers->end();
   std::_Exit(code);
 }
 
@@ -196,10 +206,23 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   return 0;
 }
 
-int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock) {
+// Under mpirun, sampling, enhanced and bab runs are shared by every process; the MIP methods run on the lead
+// alone, and the other processes wait for it.
+bool shared_method(reluopt::Method method) {
+  return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced || method == reluopt::Method::kBab;
+}
+
+int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock, reluopt::Peers* peers) {
   using namespace reluopt;
+  const bool lead = peers == nullptr || peers->lead();
+  Peers* sharing = shared_method(options.solve.method) ? peers : nullptr;
+  if (peers != nullptr && sharing == nullptr) {
+    if (!lead) return 0;
+    std::cerr << "reluopt: note: --method " << method_name(options.solve.method) << " runs on rank 0 alone; the "
+              << peers->size() - 1 << " other ranks wait\n";
+  }
   std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
-  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock, peers);
   const CliProblem& problem = std::get<CliProblem>(loaded);
   const Network& network = problem.model.network;
   const Domain& domain = problem.domain;
@@ -209,7 +232,8 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   const double load_seconds = clock.elapsed();
   control.time_limit = cli::solve_time_limit(clock.remaining(options.time_limit), options.evt);
   control.stop = &g_stop;
-  const bool show_progress = !options.quiet && isatty(STDERR_FILENO);
+  control.peers = sharing;
+  const bool show_progress = lead && !options.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
     control.on_progress = [](const Progress& progress) {
       std::fprintf(stderr, "\r%s\033[K", cli::progress_line(progress).c_str());
@@ -218,10 +242,14 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   }
   SolveOptions solve_options = options.solve;
   solve_options.sampling.record_values = options.values_file.has_value() || options.evt;
+#ifdef RELUOPT_WITH_MPI
+  if (sharing != nullptr) solve_options.threads = agreed_threads(*sharing, solve_options.threads);
+#endif
   // Ctrl-C and SIGTERM stop the run and the extreme-value analysis after it.
   const StopOnSignal stop_on_signal;
   const SolveResult result = solve(network, domain, objective, solve_options, control);
   if (show_progress) std::fprintf(stderr, "\r\033[K");
+  if (!lead) return 0;
 
   RunInfo info{options.model, domain.description, objective.description, {}, load_seconds};
   std::cout << cli::summary_text(result, info, problem.model.format + ", " + network.describe());
@@ -241,9 +269,15 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
 
 }  // namespace
 
-int run_command(int argc, char** argv, const CommandClock& clock) {
+// Over several processes (peers not null) only the lead prints; every process gets the same error.
+int run_command(int argc, char** argv, const CommandClock& clock, reluopt::Peers* peers) {
   using namespace reluopt;
+  std::ostream silent(nullptr);
+  const bool lead = peers == nullptr || peers->lead();
+  std::ostream& err = lead ? std::cerr : silent;
   try {
+    // Under mpirun, commands other than solve run on the lead alone.
+    if (!lead && (argc < 2 || std::string(argv[1]) != "solve")) return 0;
     // evt has its own flags (see app/evt_command.cc).
     if (argc >= 2 && std::string(argv[1]) == "evt")
       return cli::run_evt_command(std::vector<std::string>(argv + 2, argv + argc));
@@ -255,28 +289,45 @@ int run_command(int argc, char** argv, const CommandClock& clock) {
     switch (options.command) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;
       case cli::Command::kVersion: std::cout << "reluopt " << RELUOPT_VERSION << "\n"; return 0;
-      case cli::Command::kSolve: return run_solve(options, clock);
+      case cli::Command::kSolve: return run_solve(options, clock, peers);
       case cli::Command::kRelax: return run_relax(options, clock);
     }
   } catch (const cli::UsageError& e) {
-    std::cerr << "reluopt: " << e.what() << "\n";
+    err << "reluopt: " << e.what() << "\n";
     return 2;
   } catch (const Error& e) {
-    std::cerr << "reluopt: error: " << e.what() << "\n";
+    err << "reluopt: error: " << e.what() << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
-    std::cerr << "reluopt: error: out of memory\n";
+    err << "reluopt: error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "reluopt: internal error: " << e.what() << "\n";
+    err << "reluopt: internal error: " << e.what() << "\n";
     return 1;
   }
   return 0;
 }
 
+// Under mpirun or srun with more than one process, the processes share the run (src/distributed/).
+std::unique_ptr<reluopt::Peers> start_peers() {
+#ifdef RELUOPT_WITH_MPI
+  return reluopt::start_mpi_peers(g_stop);
+#else
+  return nullptr;
+#endif
+}
+
 int main(int argc, char** argv) {
   const CommandClock clock;
-  const int code = run_command(argc, argv, clock);
+  std::unique_ptr<reluopt::Peers> peers;
+  try {
+    peers = start_peers();
+  } catch (const reluopt::Error& e) {
+    std::cerr << "reluopt: error: " << e.what() << "\n";
+    return 1;
+  }
+  const int code = run_command(argc, argv, clock, peers.get());
+  peers.reset();  // waits for the other processes
   // A MIP solver thread left behind at the time limit may still run: no static destructor may run under it.
   if (reluopt::abandoned_solver_threads() > 0) {
     std::cout.flush();

@@ -85,6 +85,10 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,
                 result.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.seed));
   out << "  time        " << timing;
+  if (result.ranks > 1) {
+    out << " x " << result.ranks << " ranks";
+    if (result.ranks_finished < result.ranks) out << " (" << result.ranks - result.ranks_finished << " lost)";
+  }
   // The time limit counts from the command's start, so the run had what loading left of it.
   if (info.load_seconds >= 0.05) {
     std::snprintf(timing, sizeof timing, " (after %.3f s loading the model)", info.load_seconds);

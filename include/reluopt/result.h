@@ -82,6 +82,10 @@ struct SolveResult {
   double seconds = 0.0;
   std::uint64_t seed = 0;
   int threads = 1;
+  // A sampling run over several processes (mpirun): how many, and from how many the lead heard at the end.
+  int ranks = 1;
+  int ranks_finished = 1;
+  double communication_seconds = 0.0;  // the lead's Peers::communication_seconds()
   double domain_violation = 0.0;     // largest bound/row violation of x (0 when inside)
   // Sampling methods: X_i, the best value reached from sample i's region (its LP maximum; for the enhanced
   // algorithm the local search's result when that is higher), in the user's sense, by sample index.

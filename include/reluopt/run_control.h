@@ -9,6 +9,8 @@
 
 namespace reluopt {
 
+class Peers;  // reluopt/peers.h
+
 // The wall-clock budget of a run and an external stop request (Ctrl-C), passed down explicitly.
 class Deadline {
  public:
@@ -51,6 +53,7 @@ struct RunControl {
   const std::atomic<bool>* stop = nullptr;   // set to true to stop the run; the incumbent is still returned
   std::function<void(const Progress&)> on_progress;  // called from the calling thread, throttled
   double progress_interval = 0.5;            // seconds between progress calls
+  Peers* peers = nullptr;                    // the other processes of a run over several (sampling, enhanced)
 };
 
 }  // namespace reluopt

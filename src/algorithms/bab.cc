@@ -481,6 +481,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   while (!frontier.finished() && !deadline.expired() &&
          !(options.bab.node_limit > 0 && nodes.load() >= options.bab.node_limit)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (control.peers != nullptr) trade_points(problem, *control.peers, incumbent);
     const double bound = record_bound(false);
     if (control.on_progress && std::chrono::steady_clock::now() >= next_progress) {
       next_progress += std::chrono::milliseconds(static_cast<long>(1000 * control.progress_interval));

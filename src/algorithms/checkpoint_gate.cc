@@ -6,8 +6,8 @@
 
 namespace reluopt {
 
-CheckpointGate::CheckpointGate(int workers, long first, double growth, Decide decide)
-    : checkpoint_(first), growth_(growth), decide_(std::move(decide)), active_(workers) {}
+CheckpointGate::CheckpointGate(int workers, long first, double growth, Decide decide, long end)
+    : checkpoint_(first), growth_(growth), decide_(std::move(decide)), end_(end), active_(workers) {}
 
 bool CheckpointGate::admit(long index) {
   if (index < checkpoint_.load(std::memory_order_acquire)) return true;
@@ -27,6 +27,8 @@ void CheckpointGate::leave() {
   std::lock_guard<std::mutex> lock(mutex_);
   --active_;
   if (waiting_ > 0 && waiting_ == active_) release();
+  if (active_ == 0)
+    while (!stop_ && checkpoint_.load(std::memory_order_relaxed) < end_) release();
 }
 
 void CheckpointGate::release() {

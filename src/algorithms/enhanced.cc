@@ -12,6 +12,7 @@
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/neighbourhood_mip.h"
+#include "reluopt/peers.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
 
@@ -426,11 +427,21 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
   SolveResult result = run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory);
   result.method = method_name(Method::kEnhanced);
-  result.local_searches = counters.searches.load();
-  result.mips = counters.mips.load();
-  result.lps += counters.lps.load();
-  if (prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired())
-    prove(problem, options, deadline, control, result);
+  std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load()};
+  if (control.peers != nullptr) {
+    counts = control.peers->sum(counts, deadline);
+    result.communication_seconds = control.peers->communication_seconds();
+  }
+  result.local_searches = counts[0];
+  result.mips = counts[1];
+  result.lps += counts[2];
+  // Over several processes the lead proves alone, from everyone's best point.
+  const bool lead = control.peers == nullptr || control.peers->lead();
+  if (prove_at_end && lead && result.status != SolveStatus::kNoSolution && !deadline.expired()) {
+    RunControl lead_alone = control;
+    lead_alone.peers = nullptr;
+    prove(problem, options, deadline, lead_alone, result);
+  }
   result.seconds = deadline.elapsed();
   return result;
 }

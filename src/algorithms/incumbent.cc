@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reluopt/domain_sampler.h"
+#include "reluopt/peers.h"
 
 namespace reluopt {
 
@@ -46,6 +47,18 @@ void Incumbent::fill(const Problem& problem, SolveResult& result) const {
   result.outputs = best_->outputs;
   result.objective = problem.objective.value(best_->outputs);
   result.domain_violation = problem.domain.max_violation(best_->x);
+}
+
+void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent) {
+  const std::optional<EvaluatedPoint> best = incumbent.best();
+  const Eigen::VectorXd none;
+  for (Eigen::VectorXd& x : peers.exchange_best(best ? best->x : none, best ? best->value : -kInfinity)) {
+    EvaluatedPoint point;
+    point.outputs = problem.network.forward(x);
+    point.value = problem.objective.sign() * problem.objective.value(point.outputs);
+    point.x = std::move(x);
+    incumbent.offer(std::move(point));
+  }
 }
 
 void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent) {

@@ -15,6 +15,7 @@
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
 #include "reluopt/pattern_lp.h"
+#include "reluopt/peers.h"
 #include "solver/dense_first_lp.h"
 
 namespace reluopt {
@@ -31,10 +32,12 @@ struct SampleRecord {
   double value;
 };
 
-// State shared by the sampling threads.
+// State shared by the sampling threads. Thread t is thread first_thread + t of total_threads over every
+// process of the run (one process: 0 and T).
 struct SharedState {
-  SharedState(const Deadline& deadline, int threads)
-      : incumbent(&deadline), records(threads), gathered(threads, 0) {}
+  SharedState(const Deadline& deadline, int threads, int first_thread, int total_threads)
+      : incumbent(&deadline), records(threads), gathered(threads, 0), first_thread(first_thread),
+        total_threads(total_threads) {}
 
   std::mutex patterns_mutex;
   PatternValues solved_patterns;  // keyed by 64-bit pattern hashes
@@ -44,10 +47,15 @@ struct SharedState {
   std::atomic<long> lp_failures{0};
   std::atomic<int> finished{0};
   Incumbent incumbent;
-  // Thread t records its samples t, t + T, ... in order; gather() moves them into `values`.
+  // Thread t records its samples first_thread + t + k total_threads in order; gather() moves them into `values`.
   std::vector<std::vector<SampleRecord>> records;
   std::vector<long> gathered;                       // per thread: records already moved
+  const int first_thread;
+  const int total_threads;
   std::vector<std::pair<long, double>> values;      // (sample index, X_i), maximized sense, by index
+  // Over several processes: how many of `values` went to the lead at checkpoints, and on the lead everyone's.
+  std::size_t values_sent = 0;
+  std::vector<std::pair<long, double>> everyone;
   // The stop rule's last check.
   std::optional<StoppingDecision> decision;
   long decision_samples = 0;
@@ -71,7 +79,7 @@ struct SharedState {
     std::lock_guard<std::mutex> lock(patterns_mutex);
     for (long t = 0; t < threads; ++t) {
       for (const SampleRecord& record : records[t]) {
-        const long index = t + gathered[t]++ * threads;
+        const long index = first_thread + t + gathered[t]++ * total_threads;
         double value = record.value;
         if (std::isnan(value) && resolve_patterns) value = solved_patterns.at(record.pattern);
         if (!std::isnan(value)) fresh.emplace_back(index, value);
@@ -84,12 +92,13 @@ struct SharedState {
 };
 
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
-void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
-                     const Deadline& deadline, const ImproverFactory& make_improver, const MoverFactory& make_mover,
-                     SharedState& shared, CheckpointGate* gate) {
+void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, const Deadline& deadline,
+                     const ImproverFactory& make_improver, const MoverFactory& make_mover, SharedState& shared,
+                     CheckpointGate* gate) {
   DenseFirstLp lp;
   lp.set_stop_request(deadline.stop_request());
-  DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
+  const int global_thread = shared.first_thread + thread;
+  DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, global_thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;
   const std::unique_ptr<SampleMover> mover = make_mover ? make_mover(thread) : nullptr;
@@ -102,7 +111,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     thread_best = std::max(thread_best, point.value);
     shared.incumbent.offer(std::move(point));
   };
-  for (long i = thread; i < options.sampling.samples; i += threads) {
+  for (long i = global_thread; i < options.sampling.samples; i += shared.total_threads) {
     if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
     // The sample (or the point a mover reached from it) is feasible: keep it, so an LP failure never leaves us
     // without a point.
@@ -154,14 +163,38 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   shared.finished.fetch_add(1);
 }
 
-// The stop rule at checkpoint n, on X_i of samples 0..n-1 (the gate holds every worker): true to go on.
+// X_0..X_{n-1} at checkpoint n: this process's; over several processes, on the lead, everyone's (elsewhere
+// none: the process sends its own to the lead).
+std::vector<double> checkpoint_values(long n, Peers* peers, const Deadline& deadline, SharedState& shared) {
+  const std::vector<std::pair<long, double>>* all = &shared.values;
+  if (peers != nullptr) {
+    const Peers::Values fresh(shared.values.begin() + long(shared.values_sent), shared.values.end());
+    shared.values_sent = shared.values.size();
+    const Peers::Values others = peers->checkpoint(n, fresh, deadline);
+    if (!peers->lead()) return {};
+    shared.everyone.insert(shared.everyone.end(), fresh.begin(), fresh.end());
+    shared.everyone.insert(shared.everyone.end(), others.begin(), others.end());
+    std::sort(shared.everyone.begin(), shared.everyone.end());
+    all = &shared.everyone;
+  }
+  std::vector<double> values;
+  values.reserve(all->size());
+  for (const auto& [index, value] : *all) values.push_back(value);
+  return values;
+}
+
+// The stop rule at checkpoint n, on X_i of samples 0..n-1 (the gate holds every worker; over several processes,
+// every process's gate): true to go on. Over several processes the lead decides and the others follow.
 bool check_stop_rule(const StopRuleOptions& rule, long n, int threads, bool resolve_patterns,
-                     const Deadline& deadline, SharedState& shared) {
+                     const Deadline& deadline, Peers* peers, SharedState& shared) {
   if (deadline.expired()) return false;  // samples below n may be unfinished; the run ends anyway
   shared.gather(resolve_patterns);
-  std::vector<double> values;
-  values.reserve(shared.values.size());
-  for (const auto& [index, value] : shared.values) values.push_back(value);
+  const std::vector<double> values = checkpoint_values(n, peers, deadline, shared);
+  if (peers != nullptr && !peers->lead()) return peers->decide(n, false, deadline);
+  if (deadline.expired()) {  // a process's values did not come
+    if (peers != nullptr) peers->decide(n, false, deadline);
+    return false;
+  }
   StoppingOptions stopping;
   stopping.threads = threads;
   StoppingDecision decision;
@@ -173,6 +206,7 @@ bool check_stop_rule(const StopRuleOptions& rule, long n, int threads, bool reso
   ++shared.checks;
   shared.decision = decision;
   shared.decision_samples = n;
+  if (peers != nullptr) peers->decide(n, !decision.stop, deadline);
   return !decision.stop;
 }
 
@@ -199,6 +233,53 @@ StopRuleReport stop_rule_report(const StopRuleOptions& rule, const SharedState& 
   return report;
 }
 
+RunTally local_counts(const SharedState& shared) {
+  RunTally tally;
+  tally.samples = shared.samples.load();
+  tally.lps = shared.lps.load();
+  tally.duplicates = shared.duplicates.load();
+  tally.lp_failures = shared.lp_failures.load();
+  return tally;
+}
+
+// The calling thread while the workers run: points to and from the other processes every 20 ms, and the
+// progress line (on the lead, with the others' counts).
+void watch_workers(const Problem& problem, const RunControl& control, const Deadline& deadline, int threads,
+                   SharedState& shared) {
+  double next_progress = control.progress_interval;
+  while (shared.finished.load() < threads) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
+    if (deadline.elapsed() < next_progress) continue;
+    next_progress = deadline.elapsed() + control.progress_interval;
+    RunTally others;
+    if (control.peers != nullptr) others = control.peers->exchange_counts(local_counts(shared));
+    if (!control.on_progress) continue;
+    Progress progress;
+    progress.seconds = deadline.elapsed();
+    progress.samples = shared.samples.load() + others.samples;
+    progress.lps = shared.lps.load() + others.lps;
+    if (auto best = shared.incumbent.best_value()) progress.incumbent = problem.objective.sign() * *best;
+    control.on_progress(progress);
+  }
+}
+
+// This process's counts, values and best point; with other processes, on the lead, everyone's (their best
+// points offered to the incumbent).
+RunTally run_tally(const Problem& problem, const RunControl& control, const Deadline& deadline,
+                        bool resolve_patterns, bool record_values, SharedState& shared) {
+  RunTally tally = local_counts(shared);
+  if (record_values) {
+    shared.gather(resolve_patterns);
+    tally.values = shared.values;
+  }
+  if (control.peers == nullptr) return tally;
+  if (std::optional<EvaluatedPoint> best = shared.incumbent.best()) tally.best_points.push_back(best->x);
+  tally = control.peers->finish(tally, deadline);
+  for (Eigen::VectorXd& x : tally.best_points) shared.incumbent.offer(evaluate_point(problem, std::move(x)));
+  return tally;
+}
+
 }  // namespace
 
 int resolve_threads(int threads) {
@@ -210,41 +291,38 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
                          const RunControl& control, const ImproverFactory& improver, const MoverFactory& mover) {
   const long samples = options.sampling.samples;
   const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
+  Peers* peers = control.peers;
 
-  SharedState shared(deadline, threads);
+  SharedState shared(deadline, threads, peers ? peers->rank() * threads : 0, peers ? peers->size() * threads : threads);
   std::optional<CheckpointGate> gate;
   if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule)
-    gate.emplace(threads, rule->first_check, rule->growth, [&, rule = *rule](long n) {
-      return check_stop_rule(rule, n, threads, !improver, deadline, shared);
-    });
+    gate.emplace(
+        threads, rule->first_check, rule->growth,
+        [&, rule = *rule](long n) { return check_stop_rule(rule, n, threads, !improver, deadline, peers, shared); },
+        peers != nullptr ? samples : 0);
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
-    workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, threads, std::cref(deadline),
+    workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, std::cref(deadline),
                          std::cref(improver), std::cref(mover), std::ref(shared), gate ? &*gate : nullptr);
-  double next_progress = control.progress_interval;
-  while (shared.finished.load() < threads) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (control.on_progress && deadline.elapsed() >= next_progress) {
-      next_progress = deadline.elapsed() + control.progress_interval;
-      Progress progress;
-      progress.seconds = deadline.elapsed();
-      progress.samples = shared.samples.load();
-      progress.lps = shared.lps.load();
-      if (auto best = shared.incumbent.best_value()) progress.incumbent = problem.objective.sign() * *best;
-      control.on_progress(progress);
-    }
-  }
+  watch_workers(problem, control, deadline, threads, shared);
   for (std::thread& worker : workers) worker.join();
+  const RunTally tally =
+      run_tally(problem, control, deadline, !improver, options.sampling.record_values, shared);
 
   SolveResult result;
   result.method = method_name(Method::kSampling);
-  result.samples = shared.samples.load();
-  result.lps = shared.lps.load();
-  result.duplicate_patterns = shared.duplicates.load();
-  result.lp_failures = shared.lp_failures.load();
+  result.samples = tally.samples;
+  result.lps = tally.lps;
+  result.duplicate_patterns = tally.duplicates;
+  result.lp_failures = tally.lp_failures;
   result.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
   result.seed = options.seed;
   result.threads = threads;
+  if (peers != nullptr) {
+    result.ranks = peers->size();
+    result.ranks_finished = peers->finished();
+    result.communication_seconds = peers->communication_seconds();
+  }
   result.seconds = deadline.elapsed();
   const bool rule_stopped = shared.decision && shared.decision->stop;
   result.stopped_by = deadline.interrupted()     ? StopReason::kInterrupted
@@ -257,9 +335,8 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   // X_i of the paper's Appendix: the value reached from each sample's region, in sample order. A region whose
   // LP the deadline cut short has no value.
   if (options.sampling.record_values) {
-    shared.gather(!improver);
-    result.sample_values.reserve(shared.values.size());
-    for (const auto& [index, value] : shared.values) result.sample_values.emplace_back(index, sign * value);
+    result.sample_values.reserve(tally.values.size());
+    for (const auto& [index, value] : tally.values) result.sample_values.emplace_back(index, sign * value);
   }
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem; so it did
   // when every unstable neuron is concave and left free.

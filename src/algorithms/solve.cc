@@ -11,6 +11,7 @@
 #include "algorithms/walk.h"
 #include "core/max_min_network.h"
 #include "reluopt/error.h"
+#include "reluopt/peers.h"
 #include "reluopt/problem.h"
 #include "reluopt/scaling.h"
 #include "solver/cbc_mip.h"
@@ -77,7 +78,9 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
   switch (options.method) {
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
     case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
-    case Method::kBab: return run_bab(problem, options, deadline, control);
+    case Method::kBab:
+      return control.peers != nullptr ? run_bab_split(problem, options, deadline, control)
+                                      : run_bab(problem, options, deadline, control);
     case Method::kGradient: return run_gradient(problem, options, deadline, control);
     case Method::kWalk: return run_walk(problem, options, deadline, control);
     case Method::kMip:
@@ -95,7 +98,8 @@ SolveResult run_checked(const Problem& problem, const SolveOptions& options, con
   const bool timed_check = options.check_proof && std::isfinite(deadline.remaining());
   SolveResult result = run_method(problem, options, timed_check ? deadline.share(1.0 - kProofCheckShare) : deadline, control);
   check_against_run(problem, result);
-  check_proof(problem, options, deadline, result);
+  // Over several processes only the lead's result is reported, so only the lead checks it.
+  if (control.peers == nullptr || control.peers->lead()) check_proof(problem, options, deadline, result);
   return result;
 }
 

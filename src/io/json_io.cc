@@ -67,6 +67,11 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["load_seconds"] = info.load_seconds;
   out["seed"] = result.seed;
   out["threads"] = result.threads;
+  if (result.ranks > 1) {
+    out["ranks"] = result.ranks;
+    out["ranks_finished"] = result.ranks_finished;
+    out["communication_seconds"] = result.communication_seconds;
+  }
   out["version"] = result.version;
   out["model"] = info.model;
   out["domain"] = info.domain;

@@ -66,5 +66,28 @@ TEST(CheckpointGate, TheCapEndsTheRunBetweenCheckpoints) {
   }
 }
 
+// Over several processes a process may finish its share first (here: its one worker takes samples 0 and 5 of
+// a cap of 40, the others' the rest); its gate still decides every checkpoint below the cap, in order, until
+// one says stop, since the other processes' gates wait for the same decisions.
+TEST(CheckpointGate, WithAnEndDecidesTheCheckpointsLeftAfterItsWorkersLeave) {
+  std::vector<long> decisions;
+  CheckpointGate gate(1, 10, 1.5, [&](long n) {
+    decisions.push_back(n);
+    return n < 30;
+  }, 40);
+  for (long i : {0L, 5L}) ASSERT_TRUE(gate.admit(i));
+  gate.leave();
+  EXPECT_EQ(decisions, (std::vector<long>{10, 15, 23, 35}));
+
+  std::vector<long> plain;
+  CheckpointGate alone(1, 10, 1.5, [&](long n) {
+    plain.push_back(n);
+    return true;
+  });
+  ASSERT_TRUE(alone.admit(0));
+  alone.leave();
+  EXPECT_TRUE(plain.empty());
+}
+
 }  // namespace
 }  // namespace reluopt

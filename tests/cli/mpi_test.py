@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""One run over several processes: `mpirun -n K reluopt solve` with K = 1, 2, 3 on this machine.
+
+A run that ends on its sample count finds what the threaded run with K T threads finds (the same x, value,
+counts and sample values, and the stop rule's decisions); a bound is never below a value found; a time limit holds; a stop on any rank ends
+every rank; a rank killed with SIGKILL ends the run (mpirun stops the others, rank 0 reports what it has) well
+within the time limit; bab over ranks (a slab of the box each) reports a valid bound. Signals are sent once
+every rank is inside the run, never after a fixed sleep.
+
+Usage: mpi_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_test import write_gemm_onnx, xavier_layers  # noqa: E402
+
+BINARY = sys.argv[1]
+EXAMPLES = sys.argv[3]
+MODEL = [os.path.join(EXAMPLES, "xavier_10_50_50.onnx"), "--domain", os.path.join(EXAMPLES, "budget_domain.json")]
+# Generous bounds that only a hang or a limit ignored by seconds would cross.
+LAUNCH_SLACK = 3.0
+
+
+def mpirun(ranks):
+    command = ["mpirun", "--oversubscribe", "-n", str(ranks)]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")
+    return command
+
+
+def rank_pids(proc, ranks, timeout=60.0):
+    """{rank: pid} of mpirun's children once every one of them handles SIGTERM (the run's stop handler)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        found = {}
+        for pid in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+                with open(f"/proc/{pid}/status") as f:
+                    caught = next(int(l.split()[1], 16) for l in f if l.startswith("SigCgt:"))
+            except (FileNotFoundError, ProcessLookupError, StopIteration):
+                continue
+            if b"OMPI_COMM_WORLD_RANK" in env and caught >> (signal.SIGTERM - 1) & 1:
+                found[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+        if len(found) == ranks:
+            return found
+        time.sleep(0.02)
+    raise AssertionError("the ranks never all entered the run")
+
+
+class Mpi(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="reluopt_mpi_")
+        cls.addClassCleanup(shutil.rmtree, cls.dir)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def solve(self, prefix, name, *flags, model=MODEL):
+        """Runs solve with --json and --values-out named after `name`; returns (result, values text)."""
+        json_file, values_file = self.path(name + ".json"), self.path(name + ".csv")
+        proc = subprocess.run(prefix + [BINARY, "solve", *model, *flags, "--json", json_file,
+                                        "--values-out", values_file], capture_output=True, text=True, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(json_file) as f, open(values_file) as g:
+            return json.load(f), g.read()
+
+    def assert_same_run(self, method, ranks, threads, samples, *extra):
+        flags = ["--method", method, "--samples", str(samples), "--seed", "5", *extra]
+        threaded, threaded_values = self.solve([], f"t{method}{ranks}{threads}", *flags, "--threads",
+                                               str(ranks * threads))
+        spread, spread_values = self.solve(mpirun(ranks), f"r{method}{ranks}{threads}", *flags, "--threads",
+                                           str(threads))
+        for key in ["status", "objective", "x", "samples", "stopped_by", "local_searches", "mips", "stop_rule"]:
+            self.assertEqual(threaded.get(key), spread.get(key), key)
+        self.assertEqual(threaded_values, spread_values)
+        self.assertEqual(spread.get("ranks", 1), ranks)
+        self.assertEqual(spread.get("ranks_finished", 1), ranks)
+
+    def test_sampling_over_ranks_finds_what_threads_find(self):
+        for ranks in (1, 2, 3):
+            with self.subTest(ranks=ranks):
+                self.assert_same_run("sampling", ranks, 1, 240)
+        self.assert_same_run("sampling", 2, 2, 240)
+
+    def test_enhanced_over_ranks_finds_what_threads_find(self):
+        for ranks in (2, 3):
+            with self.subTest(ranks=ranks):
+                self.assert_same_run("enhanced", ranks, 1, 60)
+
+    def test_the_stop_rule_over_ranks_decides_as_over_threads(self):
+        # Every checkpoint's decision sees the values of samples 0..n-1 from every rank: the same checks,
+        # fits and verdict as the threaded run (30 checkpoints up to the cap here; enhanced stops at 100).
+        self.assert_same_run("sampling", 3, 1, 3000, "--stop-rule", "0.01,0.05")
+        self.assert_same_run("enhanced", 2, 1, 3000, "--stop-rule", "0.01,0.05")
+
+    def test_time_limit_holds_and_the_bound_is_valid(self):
+        limit = 3.0
+        start = time.monotonic()
+        result, _ = self.solve(mpirun(3), "timed", "--method", "enhanced", "--samples", "100000000", "--threads",
+                               "1", "--time-limit", str(limit), "--seed", "2")
+        wall = time.monotonic() - start
+        self.assertEqual(result["stopped_by"], "time_limit")
+        self.assertLessEqual(result["seconds"] + result["load_seconds"], limit + 1.0)
+        self.assertLess(wall, limit + LAUNCH_SLACK)
+        self.assertIsNotNone(result["bound"])
+        # Every value found is below the bound: the run's own, and a separate threaded run's.
+        other, _ = self.solve([], "reference", "--method", "enhanced", "--samples", "200", "--seed", "9")
+        self.assertGreaterEqual(result["bound"], result["objective"])
+        self.assertGreaterEqual(result["bound"], other["objective"])
+
+    def test_a_stop_on_any_rank_ends_every_rank(self):
+        json_file = self.path("stopped.json")
+        proc = subprocess.Popen(mpirun(3) + [BINARY, "solve", *MODEL, "--method", "sampling", "--samples",
+                                             "100000000", "--threads", "1", "--json", json_file],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pids = rank_pids(proc, 3)
+        os.kill(pids[2], signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertIn("interrupted", out)
+        with open(json_file) as f:
+            result = json.load(f)
+        self.assertEqual(result["stopped_by"], "interrupted")
+        self.assertEqual(result["ranks_finished"], 3)
+
+    def test_a_killed_rank_ends_the_run_within_the_time_limit(self):
+        limit = 20.0
+        json_file = self.path("killed.json")
+        start = time.monotonic()
+        proc = subprocess.Popen(mpirun(3) + [BINARY, "solve", *MODEL, "--method", "sampling", "--samples",
+                                             "100000000", "--threads", "1", "--time-limit", str(limit),
+                                             "--json", json_file],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pids = rank_pids(proc, 3)
+        os.kill(pids[1], signal.SIGKILL)
+        out, err = proc.communicate(timeout=2 * limit)
+        self.assertLess(time.monotonic() - start, limit)
+        # mpirun reports the killed rank and exits non-zero; the others got SIGTERM, so rank 0 reports its
+        # point as interrupted, with the lost rank counted.
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("rank 1", err)
+        if os.path.exists(json_file):
+            with open(json_file) as f:
+                result = json.load(f)
+            self.assertEqual(result["stopped_by"], "interrupted")
+            if result["status"] == "no_solution":  # the SIGTERM came while rank 0 read the model
+                self.assertIn("not read", out)
+            else:
+                self.assertEqual(result["status"], "feasible")
+                self.assertLess(result["ranks_finished"], 3)
+
+    def test_bab_over_ranks_bounds_what_threads_find(self):
+        # Each rank searches one slab of the box; the bound is the largest of the slabs', valid for the box.
+        model = self.path("small.onnx")
+        write_gemm_onnx(xavier_layers([6, 16, 16, 1], seed=4), model)
+        flags = ["--method", "bab", "--time-limit", "10"]
+        threaded, _ = self.solve([], "bab_threads", *flags, "--threads", "2", model=[model])
+        for ranks in (2, 3):
+            with self.subTest(ranks=ranks):
+                spread, _ = self.solve(mpirun(ranks), f"bab_{ranks}", *flags, "--threads", "1", model=[model])
+                self.assertEqual(spread["ranks_finished"], ranks)
+                self.assertIsNotNone(spread["bound"])
+                tolerance = 1e-6 * max(1.0, abs(threaded["objective"]))
+                self.assertGreaterEqual(spread["bound"], threaded["objective"] - tolerance)
+                self.assertGreaterEqual(threaded["bound"], spread["objective"] - tolerance)
+                self.assertGreaterEqual(spread["bound"], spread["objective"] - tolerance)
+                if threaded["status"] == "optimal" and spread["status"] == "optimal":
+                    self.assertAlmostEqual(spread["objective"], threaded["objective"], delta=tolerance)
+
+    def test_mip_methods_run_on_rank_0(self):
+        result, _ = self.solve(mpirun(2), "mip", "--method", "mip", "--time-limit", "5")
+        self.assertNotIn("ranks", result)
+        self.assertGreaterEqual(result["bound"], result["objective"])
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
