@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <future>
+#include <limits>
 #include <thread>
 
 #include "reluopt/error.h"
@@ -31,6 +32,19 @@ bool violates(const VnnlibCase& property_case, const Eigen::VectorXd& y) {
     if (std::all_of(conjunction.begin(), conjunction.end(), [&](const OutputConstraint& c) { return c.holds(y); }))
       return true;
   return false;
+}
+
+// x rounded to the nearest floats inside the box (a float32 checker reads it unchanged), or x itself when the box
+// is too thin for a float.
+Eigen::VectorXd float_point(const Domain& box, const Eigen::VectorXd& x) {
+  Eigen::VectorXd rounded(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    float f = static_cast<float>(x[i]);
+    if (f < box.lower[i]) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    if (f > box.upper[i]) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    rounded[i] = f;
+  }
+  return inside(box, rounded) ? rounded : x;
 }
 
 struct CaseRun {
@@ -84,17 +98,20 @@ CaseRun run_case(const Network& network, const VnnlibCase& property_case, const 
   return run;
 }
 
-// Records a run's point in `report` and, when it is a re-checked counterexample, in `result`.
+// Records a run's point in `report` and, when it is a re-checked counterexample, in `result`: its float-rounded
+// neighbour (float_point) when that is a counterexample too, else the point itself.
 void take_point(const Network& network, const VnnlibCase& property_case, const Objective& margin,
                 const SolveResult& run, VerifyCaseReport& report, VerifyResult& result) {
   if (run.status == SolveStatus::kNoSolution || run.x.size() == 0) return;
-  const Eigen::VectorXd y = network.forward(run.x);
-  report.best_margin = std::max(report.best_margin, margin.value(y));
-  if (result.status != VerifyStatus::kSat && inside(property_case.box, run.x) && violates(property_case, y)) {
-    result.status = VerifyStatus::kSat;
-    result.x = run.x;
-    result.y = y;
-    report.decided = true;
+  for (const Eigen::VectorXd& x : {float_point(property_case.box, run.x), run.x}) {
+    const Eigen::VectorXd y = network.forward(x);
+    report.best_margin = std::max(report.best_margin, margin.value(y));
+    if (result.status != VerifyStatus::kSat && inside(property_case.box, x) && violates(property_case, y)) {
+      result.status = VerifyStatus::kSat;
+      result.x = x;
+      result.y = y;
+      report.decided = true;
+    }
   }
 }
 
