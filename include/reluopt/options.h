@@ -102,7 +102,7 @@ struct BabOptions {
   int relu_split_below = 16;
 };
 
-// Projected gradient ascent (Method::kGradient, docs/MATH.md §13): from each sample of P, up to ascent_steps
+// Projected gradient ascent (Method::kGradient, docs/MATH.md §14): from each sample of P, up to ascent_steps
 // steps (a forward and a backward pass each) with backtracking, projected onto P; when a step finds no
 // improvement, a restart from a random point within perturbation_radius (relative to each box width) of the
 // best point, at most `perturbations` times; then the LP of the best point's region.
@@ -112,7 +112,7 @@ struct GradientOptions {
   double perturbation_radius = 0.05;
 };
 
-// The relaxing walk (Method::kWalk, docs/MATH.md §14): `iterations` rounds of diversification, each forcing
+// The relaxing walk (Method::kWalk, docs/MATH.md §15): `iterations` rounds of diversification, each forcing
 // first-layer, then second-layer neurons away from the best pattern and walking from the relaxation's optimum;
 // a layer whose relaxation its fixings make infeasible retries with half of them, infeasible_per_iteration times
 // at most. A walk steps `delta` (relative to its last move) past each region's optimum.

@@ -1,4 +1,4 @@
-// Projected gradient ascent with perturbations (docs/MATH.md §13; after Tong, Zhu, Serra & Burer,
+// Projected gradient ascent with perturbations (docs/MATH.md §14; after Tong, Zhu, Serra & Burer,
 // arXiv 2512.24295, "PPGA"). On a linear region of the network the objective is affine in x, so its gradient is
 // constant there and costs one forward pass (recording the pattern) and one backward pass through it:
 //   d(sign * g)/dx = W_1^T D_1 W_2^T D_2 ... W_{K-1}^T D_{K-1} (sign * W_K^T w),   D_k = diag(h_k > 0).

@@ -38,7 +38,7 @@ struct RegionGradient {
 };
 RegionGradient region_gradient(const Network& network, const Objective& objective, const Eigen::VectorXd& x);
 
-// Projected gradient ascent with perturbations (docs/MATH.md §13): options.gradient's ascents from samples of
+// Projected gradient ascent with perturbations (docs/MATH.md §14): options.gradient's ascents from samples of
 // P, each followed by its region's LP, on the sampling driver (threads, incumbent, time limit, Ctrl-C).
 SolveResult run_gradient(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                          const RunControl& control);

@@ -1,4 +1,4 @@
-// The relaxing walk (docs/MATH.md §14; Tong, Cai & Serra, "Optimization over trained neural networks: taking a
+// The relaxing walk (docs/MATH.md §15; Tong, Cai & Serra, "Optimization over trained neural networks: taking a
 // relaxing walk", CPAIOR 2024). Where we differ from the paper:
 // - the big-M model's neuron bounds are linear bound propagation (no LP per neuron), so the relaxation costs one
 //   LP; concave neurons have no binary (reluopt/pattern_lp.h);
@@ -63,7 +63,7 @@ struct WalkContext {
 
 enum class RelaxationOutcome { kSolved, kInfeasible, kStopped };
 
-// The relaxation with `fixings`; its x in `x` when solved.
+// The relaxation with `fixings`; its optimum (every column) in `values` when solved.
 RelaxationOutcome solve_relaxation(const WalkContext& context, const Fixings& fixings, LpSolver& lp,
                                    const Deadline& deadline, WalkShared& shared, std::vector<double>& values) {
   LinearModel model = context.formulation.model;

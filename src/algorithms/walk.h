@@ -7,7 +7,7 @@
 
 namespace reluopt {
 
-// The relaxing walk (docs/MATH.md §14; Tong, Cai & Serra, CPAIOR 2024, arXiv 2401.03451): the LP relaxation of
+// The relaxing walk (docs/MATH.md §15; Tong, Cai & Serra, CPAIOR 2024, arXiv 2401.03451): the LP relaxation of
 // the big-M model gives a start; a walk fixes the pattern at its point, solves the region's LP, steps a little
 // past the optimum and repeats while the value improves, never solving a pattern twice. Then options.walk
 // rounds of diversification: force first-layer (then second-layer) neurons to the state opposite to the best
