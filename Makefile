@@ -1,6 +1,8 @@
 # reluopt: two commands on a fresh Debian 12 machine.
 #   make demo        install what is missing, build (Release), solve the example network
-#   make test        install what is missing, build, run every test through ctest
+#   make test        install what is missing, build, run every test through ctest, then the Python package's
+#                    pytest suite in .venv (make test-python)
+#   make python      the Python package (pip install into .venv, against the C++ build's library)
 #   make test-asan   the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan)
 #   make test-tsan   the threaded tests under ThreadSanitizer (build-tsan)
 #   make fuzz        a short libFuzzer run of every reader (clang from Debian, build-fuzz)
@@ -16,14 +18,16 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev libeigen3-dev libgtest-dev \
   python3 python3-numpy python3-onnx python3-scipy
 DEBIAN_PACKAGES += libboost-dev libnlopt-cxx-dev gnuplot-nox
+# The Python package's virtual environment and its headers for Debian's python3 (the same names on 12 and 13).
+DEBIAN_PACKAGES += python3-venv python3-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The suites ThreadSanitizer runs: the ones whose code runs on several threads (sampling, bab, enhanced, the
 # stop rule, bound tightening, the checkpoint gate).
 TSAN_TESTS := ^(Sampling|SamplingValues|Bab|Enhanced|EnhancedOnTinyNetworks|StopRuleMethods|LpBounds|CheckpointGate)\.
-FUZZ_TARGETS := fuzz_onnx fuzz_nnet fuzz_domain_json fuzz_objective_json
+FUZZ_TARGETS := fuzz_onnx fuzz_nnet fuzz_domain_json fuzz_objective_json fuzz_vnnlib
 
-.PHONY: all deps fuzz-deps build build-fuzz test test-asan test-tsan fuzz demo bench clean
+.PHONY: all deps fuzz-deps build build-fuzz test test-asan test-tsan fuzz demo bench clean venv python test-python
 
 all: build
 
@@ -54,8 +58,39 @@ build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+test: build python
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	$(PYTEST)
+
+# The Python package lives in .venv, made from the first python3 on PATH (a CPython 3.11 where there is one, so
+# that torch==2.13.0 installs; else Debian's). torch and scikit-learn are optional: without them their tests are
+# skipped. `pip install .` alone also works: it compiles the library a second time.
+VENV ?= .venv
+VENV_PYTHON := $(VENV)/bin/python
+TEST_EXTRAS := test,sklearn,progress,plot
+TORCH_PIN ?= torch==2.13.0
+comma := ,
+
+$(VENV)/.deps: pyproject.toml scripts/pyproject_pins.py
+	python3 -m venv $(VENV)
+	$(VENV_PYTHON) scripts/pyproject_pins.py pyproject.toml $(subst $(comma), ,$(TEST_EXTRAS)) > $(VENV)/pins.txt
+	$(VENV_PYTHON) -m pip install -q -r $(VENV)/pins.txt
+	$(VENV_PYTHON) -m pip install -q $(TORCH_PIN) || echo "note: $(TORCH_PIN) did not install; the torch tests are skipped"
+	touch $@
+
+venv: deps $(VENV)/.deps
+
+# The extension alone, linked to the library the C++ build installs into $(BUILD_DIR)/prefix.
+python: build venv
+	cmake --install $(BUILD_DIR) --prefix $(CURDIR)/$(BUILD_DIR)/prefix > /dev/null
+	$(VENV_PYTHON) -m pip install -q --no-build-isolation --no-deps -C build-dir=$(BUILD_DIR)/pip \
+	  -C cmake.define.RELUOPT_INSTALLED=$(CURDIR)/$(BUILD_DIR)/prefix .
+
+# The Python tests compare with the command line of the same build.
+PYTEST = RELUOPT_CLI=$(CURDIR)/$(BUILD_DIR)/reluopt $(VENV_PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
+test-python: python
+	$(PYTEST)
 
 # The sanitizer builds use g++, whose runtimes come with it; a report fails the test (docs/FUZZING.md).
 # -O1 keeps their builds short; the sanitizers' own checks cost more than the optimization saves.
@@ -92,4 +127,4 @@ bench: build
 	/usr/bin/python3 bench/bench_sampling.py --reluopt $(BUILD_DIR)/reluopt
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz
+	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz $(VENV)

@@ -57,6 +57,7 @@ Usage:
   reluopt relax MODEL [options]     the root LP relaxation bound of a MIP formulation (--method, --bounds,
                                     --partitions), without branching
   reluopt evt VALUES.csv [options]  extreme-value analysis of solve --values-out (right tail; see 'reluopt evt --help')
+  reluopt verify MODEL PROP.vnnlib [options]  decide a VNN-LIB property: sat / unsat / unknown / timeout (see 'reluopt verify --help')
   reluopt --help | --version
 
 Options of solve:
@@ -71,7 +72,11 @@ Options of solve:
                        partition  Tsay et al. partition formulation (--partitions N)
                        bab        our branch-and-bound prover: bound propagation and node LPs, splitting
                                   inputs (small d) and ReLUs; a point and a proven bound at any time
-  --samples N          number of samples (enhanced, sampling)                  [1000]
+                       gradient   projected gradient ascent with perturbations from each sample, then
+                                  the LP of the best point's region
+                       walk       the relaxing walk (Tong, Cai & Serra): big-M LP relaxation, walks
+                                  through regions, diversified by fixing first/second-layer neurons
+  --samples N          number of samples (enhanced, sampling, gradient)        [1000]
   --concave-neurons M  every method: free | fixed                              [free]
                        free   unstable last-layer neurons whose weight in the objective is <= 0 keep no
                               fixed state in the LPs and get no binary in the MIPs: y >= h, y >= 0 is
@@ -98,6 +103,10 @@ Options of solve:
                        bab: nodes of the search (0: no limit)                  [0]
   --input-split-dims D bab, 2+ hidden layers: split input coordinates only when d <= D   [10]
   --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
+  --ascent-steps N     gradient: steps (forward and backward passes) per sample   [100]
+  --perturbations N    gradient: restarts near the best point when an ascent is stuck   [3]
+  --perturbation-radius R  gradient: their radius, relative to each box width   [0.05]
+  --walk-iterations N  walk: diversification rounds                            [10]
   --time-limit S       wall-clock limit in seconds from the command's start (loading the model counts);
                        whichever of N and S comes first ends the run
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
@@ -214,6 +223,14 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.solve.bab.input_split_dims = parse_number<int>(flag, value());
     } else if (flag == "--relu-split-below") {
       options.solve.bab.relu_split_below = parse_number<int>(flag, value());
+    } else if (flag == "--ascent-steps") {
+      options.solve.gradient.ascent_steps = parse_number<long>(flag, value());
+    } else if (flag == "--perturbations") {
+      options.solve.gradient.perturbations = parse_number<int>(flag, value());
+    } else if (flag == "--perturbation-radius") {
+      options.solve.gradient.perturbation_radius = parse_number<double>(flag, value());
+    } else if (flag == "--walk-iterations") {
+      options.solve.walk.iterations = parse_number<int>(flag, value());
     } else if (flag == "--partitions") {
       options.solve.mip.partitions = parse_number<int>(flag, value());
     } else if (flag == "--bounds") {
@@ -254,7 +271,8 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
   if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
   if (options.command == Command::kRelax &&
       (options.solve.method == Method::kSampling || options.solve.method == Method::kEnhanced ||
-       options.solve.method == Method::kBab))
+       options.solve.method == Method::kBab || options.solve.method == Method::kGradient ||
+       options.solve.method == Method::kWalk))
     throw UsageError("relax needs a MIP method: --method mip, mip-cuts or partition");
   if (options.evt && options.command != Command::kSolve) throw UsageError("--evt and --evt-plot apply to solve");
   if (options.solve.sampling.stop_rule) {

@@ -24,6 +24,7 @@
 #include "reluopt/solve.h"
 #include "report.h"
 #include "solve_evt.h"
+#include "verify_command.h"
 
 namespace {
 
@@ -108,7 +109,8 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   if (options.objective_file) {
     objective = read_objective_json(*options.objective_file);
     objective.description = std::string(objective.sense == Sense::kMaximize ? "maximize" : "minimize") +
-                            " the weighted outputs of " + *options.objective_file;
+                            (objective.is_linear() ? " the weighted outputs of " : " the max-min objective of ") +
+                            *options.objective_file;
   } else {
     objective = Objective::output(network.output_dim(), 0);
     objective.description += " (default: no --objective given)";
@@ -245,6 +247,10 @@ int run_command(int argc, char** argv, const CommandClock& clock) {
     // evt has its own flags (see app/evt_command.cc).
     if (argc >= 2 && std::string(argv[1]) == "evt")
       return cli::run_evt_command(std::vector<std::string>(argv + 2, argv + argc));
+    if (argc >= 2 && std::string(argv[1]) == "verify") {
+      const StopOnSignal stop_on_signal;
+      return cli::run_verify_command(std::vector<std::string>(argv + 2, argv + argc), clock.start, &g_stop);
+    }
     const cli::CliOptions options = cli::parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
     switch (options.command) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;

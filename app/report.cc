@@ -67,7 +67,7 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     out << "  prover      both: bab and the big-M MIP on CBC, " << result.nodes << " nodes in all\n";
   if (!result.solver_failure.empty()) out << "  FAILURE     " << result.solver_failure << "\n";
   if (!result.proof_check.empty()) out << "  check       " << result.proof_check << "\n";
-  if (result.samples > 0 || result.method == "sampling" || result.method == "enhanced") {
+  if (result.samples > 0 || result.method == "sampling" || result.method == "enhanced" || result.method == "gradient") {
     out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
         << " duplicate patterns skipped";
     if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
@@ -77,6 +77,9 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     out << "  concave     " << result.concave_neurons << " neurons free: no fixed state in an LP, no binary in a MIP\n";
   if (result.method == "enhanced")
     out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
+  if (result.method == "gradient")
+    out << "  gradient    " << result.gradient_steps << " steps, " << result.perturbations << " perturbations\n";
+  if (result.method == "walk") out << "  walk        " << result.walks << " walks, " << result.lps << " LPs\n";
   if (result.stop_rule) out << stop_rule_text(*result.stop_rule);
   char timing[128];
   std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,

@@ -8,11 +8,12 @@ Networks (bench/netgen.py, Xavier, [0,1]^d, maximise output 0):
   big_10_2000x4                10 -> 2000 x 4 -> 1 (48 MB), seed 42000
 Part `limits`: every method x network, `--time-limit T --threads 2 --quiet --json OUT`; the wall time from
 the start of the command (model loading included), the peak resident memory, status, value and bound.
-Part `sigint`: each MIP method (and bab) x network without a time limit; SIGINT after --signal-after
-seconds; the time from the signal to the exit, the exit code, and whether the JSON was written.
+Part `sigint`: each MIP method (and bab and walk, whose LP relaxations are long) x network without a time
+limit; SIGINT after --signal-after seconds; the time from the signal to the exit, the exit code, and whether the JSON was written.
 A run still going at T + --kill-after seconds is killed and reported as such.
 
     bench/time_limits.py --reluopt build/reluopt [--parts limits sigint] [--time-limit 10] [--out NAME]
+                         [--methods M ...] [--networks N ...]
 """
 import argparse
 import json
@@ -27,8 +28,8 @@ sys.path.insert(0, HERE)
 from acceptance_common import make_meta, meta_table, RESULTS, write_json  # noqa: E402
 from bench_sampling import resolve_binary, sha256  # noqa: E402
 
-METHODS = ["enhanced", "sampling", "mip", "mip-cuts", "partition", "bab"]
-SIGINT_METHODS = ["mip", "mip-cuts", "partition", "bab"]
+METHODS = ["enhanced", "sampling", "mip", "mip-cuts", "partition", "bab", "gradient", "walk"]
+SIGINT_METHODS = ["mip", "mip-cuts", "partition", "bab", "walk"]
 
 
 def networks():
@@ -101,10 +102,10 @@ def solve_once(reluopt, name, path, method, out, flags, kill_at, signal_after=No
             "killed": killed, "stderr": last, **result_fields(out)}
 
 
-def part_limits(reluopt, models, workdir, limit, kill_after):
+def part_limits(reluopt, models, workdir, limit, kill_after, methods):
     rows = []
     for name, path in models.items():
-        for method in METHODS:
+        for method in methods:
             row = solve_once(reluopt, name, path, method, os.path.join(workdir, f"{name}_{method}.json"),
                              ["--time-limit", str(limit)], limit + kill_after)
             print(f"{name:16s} {method:10s} wall {row['wall']:7.2f} s exit {row['exit']:4d} rss {row['rss_mb']:7.0f} MB "
@@ -113,10 +114,10 @@ def part_limits(reluopt, models, workdir, limit, kill_after):
     return rows
 
 
-def part_sigint(reluopt, models, workdir, signal_after, kill_after):
+def part_sigint(reluopt, models, workdir, signal_after, kill_after, methods):
     rows = []
     for name, path in models.items():
-        for method in SIGINT_METHODS:
+        for method in [m for m in SIGINT_METHODS if m in methods]:
             row = solve_once(reluopt, name, path, method, os.path.join(workdir, f"{name}_{method}_sigint.json"),
                              [], signal_after + kill_after, signal_after)
             after = row["after_signal"]
@@ -167,6 +168,7 @@ def main():
     ap.add_argument("--signal-after", type=float, default=2.0)
     ap.add_argument("--kill-after", type=float, default=60.0, help="seconds past the limit or signal")
     ap.add_argument("--networks", nargs="*", help="a subset of the network names")
+    ap.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS, help="a subset of the methods")
     ap.add_argument("--workdir", default="/tmp/reluopt_time_limits")
     ap.add_argument("--out", default="time_limits")
     a = ap.parse_args()
@@ -178,8 +180,8 @@ def main():
     version = subprocess.run([a.reluopt, "--version"], capture_output=True, text=True).stdout.strip()
     meta = make_meta("time_limits.py", sys.argv[1:])
     meta.update(reluopt=a.reluopt, reluopt_version=version, reluopt_sha256=sha256(a.reluopt)[:16])
-    limits = part_limits(a.reluopt, models, a.workdir, a.time_limit, a.kill_after) if "limits" in a.parts else []
-    sigint = part_sigint(a.reluopt, models, a.workdir, a.signal_after, a.kill_after) if "sigint" in a.parts else []
+    limits = part_limits(a.reluopt, models, a.workdir, a.time_limit, a.kill_after, a.methods) if "limits" in a.parts else []
+    sigint = part_sigint(a.reluopt, models, a.workdir, a.signal_after, a.kill_after, a.methods) if "sigint" in a.parts else []
     write_json(os.path.join(RESULTS, a.out + ".json"), {"meta": meta, "limits": limits, "sigint": sigint})
     report(meta, limits, sigint, a.time_limit, os.path.join(RESULTS, a.out + ".md"))
     over = [r for r in limits if r["wall"] > a.time_limit + 1.0]

@@ -13,6 +13,7 @@ dict_of() {
   case $1 in
     fuzz_onnx) echo fuzz/onnx.dict ;;
     fuzz_nnet) echo fuzz/nnet.dict ;;
+    fuzz_vnnlib) echo fuzz/vnnlib.dict ;;
     *) echo fuzz/json.dict ;;
   esac
 }

@@ -10,6 +10,7 @@
 
 #include "reluopt/linear_model.h"
 #include "reluopt/pattern_lp.h"
+#include "reluopt/solve.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt::testing {
@@ -60,10 +61,10 @@ Domain random_polytope(int dim, int rows, std::uint64_t seed) {
 
 namespace {
 
-// The region LP of one pattern in the layered space. Columns: x (d), then the post-activations of each
-// hidden layer. Returns -inf when the region is empty.
-double layered_region_max(const Network& network, const Domain& domain, const Objective& objective,
-                          const ActivationPattern& pattern, LpSolver& lp) {
+// The region of one pattern in the layered space. Columns: x (d), then the post-activations of each
+// hidden layer; the last hidden layer's (or x's) columns start at `*last_first`.
+LinearModel layered_region(const Network& network, const Domain& domain, const ActivationPattern& pattern,
+                           int* last_first) {
   LinearModel model;
   const int d = network.input_dim();
   for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i]);
@@ -97,6 +98,16 @@ double layered_region_max(const Network& network, const Domain& domain, const Ob
     previous_first = first;
     previous_size = network.hidden_width(k);
   }
+  *last_first = previous_first;
+  return model;
+}
+
+// The region LP of one pattern. Returns -inf when the region is empty.
+double layered_region_max(const Network& network, const Domain& domain, const Objective& objective,
+                          const ActivationPattern& pattern, LpSolver& lp) {
+  int previous_first = 0;
+  LinearModel model = layered_region(network, domain, pattern, &previous_first);
+  const int previous_size = static_cast<int>(network.output_layer().weights.cols());
   const DenseLayer& out = network.output_layer();
   const Eigen::VectorXd c = objective.sign() * (objective.weights.transpose() * out.weights).transpose();
   for (int i = 0; i < previous_size; ++i) model.set_objective(previous_first + i, c[i]);
@@ -107,23 +118,82 @@ double layered_region_max(const Network& network, const Domain& domain, const Ob
   return solution.objective;
 }
 
+// max t (max sense) or max -t (min sense) over the region with t <= term (max) or t >= term (min) for each
+// of `terms`: max over x of min of the terms, or of -max of the terms. -inf when the region is empty.
+double region_epigraph_max(const Network& network, const Domain& domain, const ActivationPattern& pattern,
+                           const std::vector<ObjectiveTerm>& terms, bool maximize, LpSolver& lp) {
+  int last_first = 0;
+  LinearModel model = layered_region(network, domain, pattern, &last_first);
+  const DenseLayer& out = network.output_layer();
+  const int t = model.add_column(-kInfinity, kInfinity, maximize ? 1.0 : -1.0);
+  for (const ObjectiveTerm& term : terms) {
+    const Eigen::VectorXd a = out.weights.transpose() * term.weights;
+    std::vector<int> index{t};
+    std::vector<double> value{1.0};
+    for (Eigen::Index i = 0; i < a.size(); ++i) {
+      index.push_back(last_first + static_cast<int>(i));
+      value.push_back(-a[i]);
+    }
+    const double constant = term.weights.dot(out.bias) + term.constant;
+    if (maximize) model.add_row(index, value, -kInfinity, constant);
+    else model.add_row(index, value, constant, kInfinity);
+  }
+  const LpSolution solution = lp.solve(model);
+  if (solution.status == LpStatus::kInfeasible) return -std::numeric_limits<double>::infinity();
+  if (solution.status != LpStatus::kOptimal) throw std::runtime_error("brute force: epigraph LP failed");
+  return solution.objective;
+}
+
+// Every choice of one term per disjunct, by index.
+std::vector<std::vector<ObjectiveTerm>> term_choices(const std::vector<std::vector<ObjectiveTerm>>& disjuncts) {
+  std::vector<std::vector<ObjectiveTerm>> choices{{}};
+  for (const std::vector<ObjectiveTerm>& disjunct : disjuncts) {
+    std::vector<std::vector<ObjectiveTerm>> next;
+    for (const std::vector<ObjectiveTerm>& choice : choices)
+      for (const ObjectiveTerm& term : disjunct) {
+        next.push_back(choice);
+        next.back().push_back(term);
+      }
+    choices = std::move(next);
+  }
+  return choices;
+}
+
+ActivationPattern pattern_of(const Network& network, long bits) {
+  ActivationPattern pattern;
+  int next = 0;
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    std::vector<std::uint8_t> layer(network.hidden_width(k));
+    for (auto& bit : layer) bit = (bits >> next++) & 1L;
+    pattern.active.push_back(std::move(layer));
+  }
+  return pattern;
+}
+
 }  // namespace
+
+// max of max_k min_l t_kl is max over k of an epigraph LP per region; min of it is, with l(k) the term that
+// attains each disjunct's minimum at the optimum, min over the choices l(k) of min max_k t_k,l(k).
+double brute_force_max_min(const Network& network, const Domain& domain, const Objective& objective) {
+  const int n = network.num_hidden_neurons();
+  if (n > 16) throw std::invalid_argument("brute_force_max_min: too many neurons");
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  const bool maximize = objective.sense == Sense::kMaximize;
+  const std::vector<std::vector<ObjectiveTerm>> groups = maximize ? objective.terms() : term_choices(objective.terms());
+  double best = -std::numeric_limits<double>::infinity();
+  for (long bits = 0; bits < (1L << n); ++bits)
+    for (const std::vector<ObjectiveTerm>& group : groups)
+      best = std::max(best, region_epigraph_max(network, domain, pattern_of(network, bits), group, maximize, *lp));
+  return best;
+}
 
 double brute_force_max(const Network& network, const Domain& domain, const Objective& objective) {
   const int n = network.num_hidden_neurons();
   if (n > 16) throw std::invalid_argument("brute_force_max: too many neurons");
   const std::unique_ptr<LpSolver> lp = make_lp_solver();
   double best = -std::numeric_limits<double>::infinity();
-  for (long bits = 0; bits < (1L << n); ++bits) {
-    ActivationPattern pattern;
-    int next = 0;
-    for (int k = 0; k < network.num_hidden_layers(); ++k) {
-      std::vector<std::uint8_t> layer(network.hidden_width(k));
-      for (auto& bit : layer) bit = (bits >> next++) & 1L;
-      pattern.active.push_back(std::move(layer));
-    }
-    best = std::max(best, layered_region_max(network, domain, objective, pattern, *lp));
-  }
+  for (long bits = 0; bits < (1L << n); ++bits)
+    best = std::max(best, layered_region_max(network, domain, objective, pattern_of(network, bits), *lp));
   return best;
 }
 
@@ -170,6 +240,25 @@ SmallProblemTest::SmallProblemTest(SmallProblem problem)
 
 double SmallProblemTest::forward_value(const Eigen::VectorXd& x) const {
   return objective_.sign() * objective_.value(net_.forward(x));
+}
+
+void expect_honest(const Network& net, const Domain& domain, const Objective& objective, const SolveResult& r) {
+  ASSERT_NE(r.status, SolveStatus::kNoSolution);
+  EXPECT_LE(domain.max_violation(r.x), 1e-12);
+  EXPECT_DOUBLE_EQ(r.objective, objective.value(net.forward(r.x)));
+}
+
+void expect_tiny_network_optima(const SolveOptions& options) {
+  const Network net = tiny_network();
+  const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), options);
+  expect_honest(net, Domain::unit_box(2), Objective::output(1), r);
+  EXPECT_EQ(r.method, method_name(options.method));
+  EXPECT_NEAR(r.objective, 2.5, 1e-9);
+  Objective minimize = Objective::output(1);
+  minimize.sense = Sense::kMinimize;
+  const SolveResult m = solve(net, Domain::unit_box(2), minimize, options);
+  expect_honest(net, Domain::unit_box(2), minimize, m);
+  EXPECT_NEAR(m.objective, -0.5, 1e-9);
 }
 
 }  // namespace reluopt::testing

@@ -13,6 +13,8 @@
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
+#include "reluopt/options.h"
+#include "reluopt/result.h"
 
 namespace reluopt::testing {
 
@@ -35,6 +37,16 @@ Domain random_polytope(int dim, int rows, std::uint64_t seed);
 // inactive neurons): a formulation independent of the input-space LP under test.
 // Only for networks with at most ~12 hidden neurons. Returns the maximized value sign * g.
 double brute_force_max(const Network& network, const Domain& domain, const Objective& objective);
+
+// The exact maximum of sign * g for a max-min objective (or a linear one), by epigraph LPs over every
+// activation pattern in the layered space: independent of the compiled network under test.
+double brute_force_max_min(const Network& network, const Domain& domain, const Objective& objective);
+
+// A reported point is honest: inside P (rows included) and its objective the forward pass's value at x.
+void expect_honest(const Network& net, const Domain& domain, const Objective& objective, const SolveResult& r);
+
+// `options` (a heuristic method) reaches tiny_network()'s maximum 2.5 and its minimum -0.5, honestly.
+void expect_tiny_network_optima(const SolveOptions& options);
 
 // A random network small enough for brute_force_max, on the unit box or a random polytope.
 struct SmallCase {

@@ -19,6 +19,10 @@ struct LoadedModel {
 // Throws reluopt::Error naming the file, the operator and the node when the model is not supported.
 Network read_onnx(const std::string& path);
 
+// Reads a serialized ONNX model held in memory (the Python package's onnx.ModelProto); `name` stands for the
+// file name in error messages.
+Network read_onnx_bytes(const std::string& bytes, const std::string& name);
+
 // Reads the NNet text format (ACAS Xu). The input normalization (x - mean) / range and the output
 // de-normalization are folded into the first and last layers, so the network works in raw units.
 // The input clipping to [min, max] cannot be folded; the ranges are returned as input_bounds.

@@ -15,9 +15,11 @@ enum class Method {
   kPartition,  // Tsay et al. partition formulation with N sets
   kEnhanced,   // Algorithm 2: sampling plus local search around each LP optimum
   kBab,        // our branch-and-bound prover: bound propagation and node LPs over input and ReLU splits
+  kGradient,   // projected gradient ascent with perturbations from samples of P, then each region's LP
+  kWalk,       // the relaxing walk (Tong, Cai & Serra 2024): LP relaxation, then walks through regions
 };
 
-// "sampling", "mip", "mip-cuts", "partition", "enhanced", "bab"; throws reluopt::Error naming an unknown method.
+// "sampling", "mip", "mip-cuts", "partition", "enhanced", "bab", "gradient", "walk"; throws reluopt::Error naming an unknown method.
 Method parse_method(const std::string& name);
 std::string method_name(Method method);
 
@@ -100,6 +102,26 @@ struct BabOptions {
   int relu_split_below = 16;
 };
 
+// Projected gradient ascent (Method::kGradient, docs/MATH.md §13): from each sample of P, up to ascent_steps
+// steps (a forward and a backward pass each) with backtracking, projected onto P; when a step finds no
+// improvement, a restart from a random point within perturbation_radius (relative to each box width) of the
+// best point, at most `perturbations` times; then the LP of the best point's region.
+struct GradientOptions {
+  long ascent_steps = 100;
+  int perturbations = 3;
+  double perturbation_radius = 0.05;
+};
+
+// The relaxing walk (Method::kWalk, docs/MATH.md §14): `iterations` rounds of diversification, each forcing
+// first-layer, then second-layer neurons away from the best pattern and walking from the relaxation's optimum;
+// a layer whose relaxation its fixings make infeasible retries with half of them, infeasible_per_iteration times
+// at most. A walk steps `delta` (relative to its last move) past each region's optimum.
+struct WalkOptions {
+  int iterations = 10;
+  int infeasible_per_iteration = 5;
+  double delta = 0.1;
+};
+
 struct SolveOptions {
   Method method = Method::kEnhanced;
   int threads = 0;                // worker threads for every method; 0: all cores
@@ -112,6 +134,8 @@ struct SolveOptions {
   EnhancedOptions enhanced;
   MipMethodOptions mip;
   BabOptions bab;
+  GradientOptions gradient;
+  WalkOptions walk;
   // Cross-check a proven bound before reporting it (docs/MATH.md §12): Algorithm 2's local search from the
   // claimed point and a short run of Algorithm 2 from another seed, each in its share of the time. A point
   // above the bound withdraws it (SolveResult::solver_failure).

@@ -65,6 +65,9 @@ struct SolveResult {
   std::string prover;                // what proved the bound: "bab" or "mip" (bab, and a timed enhanced run)
   long local_searches = 0;           // enhanced sampling: local searches started
   long mips = 0;                     // enhanced sampling: local MIPs solved
+  long gradient_steps = 0;           // gradient: forward and backward passes of the ascents
+  long perturbations = 0;            // gradient: restarts from a perturbed best point
+  long walks = 0;                    // walk: walks through regions started (one per relaxation solved)
   // MIP methods: how the model was built.
   std::string bound_method;          // "interval", "lp", "progressive"
   int binaries = 0;                  // unstable neurons, each with a binary

@@ -8,6 +8,7 @@
 #include "algorithms/incumbent.h"
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
+#include "core/max_min_network.h"
 #include "reluopt/anderson_cuts.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/error.h"
@@ -178,6 +179,11 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
                        const SolveOptions& options, const RunControl& control) {
   if (options.method != Method::kMip && options.method != Method::kMipCuts && options.method != Method::kPartition)
     throw Error("relax needs a MIP method (mip, mip-cuts, partition), not " + method_name(options.method));
+  if (!objective.is_linear()) {
+    objective.validate(network.output_dim());
+    const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
+    return relax(compiled.network, domain, compiled.objective, options, control);
+  }
   validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);

@@ -85,13 +85,14 @@ struct SharedState {
 
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
 void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, int threads,
-                     const Deadline& deadline, const ImproverFactory& make_improver, SharedState& shared,
-                     CheckpointGate* gate) {
+                     const Deadline& deadline, const ImproverFactory& make_improver, const MoverFactory& make_mover,
+                     SharedState& shared, CheckpointGate* gate) {
   DenseFirstLp lp;
   lp.set_stop_request(deadline.stop_request());
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;
+  const std::unique_ptr<SampleMover> mover = make_mover ? make_mover(thread) : nullptr;
   PatternValues own_patterns;  // with an improver: this thread's solved patterns
   const bool recording = options.sampling.record_values || options.sampling.stop_rule.has_value();
   std::vector<SampleRecord>& records = shared.records[thread];
@@ -103,14 +104,14 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   };
   for (long i = thread; i < options.sampling.samples; i += threads) {
     if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
-    const Eigen::VectorXd sample = sampler.next();
+    // The sample (or the point a mover reached from it) is feasible: keep it, so an LP failure never leaves us
+    // without a point.
+    EvaluatedPoint sampled = mover ? mover->move(sampler.next(), deadline) : evaluate_point(problem, sampler.next());
     shared.samples.fetch_add(1, std::memory_order_relaxed);
     // Patterns that differ only in concave neurons share one LP.
-    const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(sample), concave);
+    const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(sampled.x), concave);
     const std::size_t hash = pattern.hash();
     if (recording) records.push_back({hash, std::numeric_limits<double>::quiet_NaN()});
-    // The sample itself is feasible: keep it, so an LP failure never leaves us without a point.
-    EvaluatedPoint sampled = evaluate_point(problem, sample);
     const double sample_value = sampled.value;
     offer(std::move(sampled));
     const bool first = improver ? own_patterns.emplace(hash, std::numeric_limits<double>::quiet_NaN()).second
@@ -207,7 +208,7 @@ int resolve_threads(int threads) {
 }
 
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control, const ImproverFactory& improver) {
+                         const RunControl& control, const ImproverFactory& improver, const MoverFactory& mover) {
   const long samples = options.sampling.samples;
   const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
 
@@ -220,7 +221,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, threads, std::cref(deadline),
-                         std::cref(improver), std::ref(shared), gate ? &*gate : nullptr);
+                         std::cref(improver), std::cref(mover), std::ref(shared), gate ? &*gate : nullptr);
   double next_progress = control.progress_interval;
   while (shared.finished.load() < threads) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -30,13 +30,25 @@ class RegionImprover {
 };
 using ImproverFactory = std::function<std::unique_ptr<RegionImprover>()>;
 
+// What the gradient method adds before a sample's region LP: it moves the sample to a better point of P, whose
+// region then gets the LP. One object per thread; the factory gets the thread's index.
+class SampleMover {
+ public:
+  virtual ~SampleMover() = default;
+  // `sample` lies in P. Returns a forward-evaluated point of P at least as good as the sample.
+  virtual EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline& deadline) = 0;
+};
+using MoverFactory = std::function<std::unique_ptr<SampleMover>(int thread)>;
+
 // Uses options.sampling, options.threads and options.seed; stops at the sample count, the deadline, its
 // stop request or, with options.sampling.stop_rule, when the rule's check at a checkpoint passes (the decision
 // at checkpoint n sees X_i of samples 0..n-1 in index order; no sample >= n starts before it is known). With an improver (Algorithm 2), each thread skips only the patterns it solved itself and
 // tests the local-search condition against its own best, so that the answer still depends only on the seed
 // and the thread count.
+// With a mover, each sample is moved before its pattern is taken (the gradient method).
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control, const ImproverFactory& improver = {});
+                         const RunControl& control, const ImproverFactory& improver = {},
+                         const MoverFactory& mover = {});
 
 // 0 threads means all cores.
 int resolve_threads(int threads);

@@ -4,9 +4,12 @@
 
 #include "algorithms/bab.h"
 #include "algorithms/enhanced.h"
+#include "algorithms/gradient.h"
 #include "algorithms/mip.h"
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
+#include "algorithms/walk.h"
+#include "core/max_min_network.h"
 #include "reluopt/error.h"
 #include "reluopt/problem.h"
 #include "reluopt/scaling.h"
@@ -16,9 +19,10 @@ namespace reluopt {
 
 Method parse_method(const std::string& name) {
   for (Method method :
-       {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition, Method::kBab})
+       {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition, Method::kBab,
+        Method::kGradient, Method::kWalk})
     if (name == method_name(method)) return method;
-  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition, bab)");
+  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition, bab, gradient, walk)");
 }
 
 std::string method_name(Method method) {
@@ -29,6 +33,8 @@ std::string method_name(Method method) {
     case Method::kPartition: return "partition";
     case Method::kEnhanced: return "enhanced";
     case Method::kBab: return "bab";
+    case Method::kGradient: return "gradient";
+    case Method::kWalk: return "walk";
   }
   return "unknown";
 }
@@ -72,6 +78,8 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
     case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
     case Method::kBab: return run_bab(problem, options, deadline, control);
+    case Method::kGradient: return run_gradient(problem, options, deadline, control);
+    case Method::kWalk: return run_walk(problem, options, deadline, control);
     case Method::kMip:
     case Method::kMipCuts:
     case Method::kPartition: return run_mip(problem, options, deadline, control);
@@ -116,6 +124,12 @@ int abandoned_solver_threads() { return abandoned_mip_solves(); }
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunControl& control) {
+  if (!objective.is_linear()) {
+    objective.validate(network.output_dim());
+    const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
+    return detail::map_max_min_result(solve(compiled.network, domain, compiled.objective, options, control), network,
+                                      objective);
+  }
   validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);

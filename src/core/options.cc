@@ -63,6 +63,19 @@ void validate_options(const SolveOptions& options, double time_limit) {
   require(mip.cut_frequency == -99 || mip.cut_frequency >= 1, "mip.cut_frequency", "--cut-frequency",
           "-99 (root only; -1 on the command line) or a number of nodes >= 1", mip.cut_frequency);
 
+  const GradientOptions& gradient = options.gradient;
+  require(gradient.ascent_steps >= 0, "gradient.ascent_steps", "--ascent-steps", ">= 0", gradient.ascent_steps);
+  require(gradient.perturbations >= 0, "gradient.perturbations", "--perturbations", ">= 0", gradient.perturbations);
+  require(std::isfinite(gradient.perturbation_radius) && gradient.perturbation_radius > 0.0 &&
+              gradient.perturbation_radius <= 1.0,
+          "gradient.perturbation_radius", "--perturbation-radius", "in (0, 1]", gradient.perturbation_radius);
+  const WalkOptions& walk = options.walk;
+  require(walk.iterations >= 0, "walk.iterations", "--walk-iterations", ">= 0", walk.iterations);
+  require(walk.infeasible_per_iteration >= 1, "walk.infeasible_per_iteration", "no flag", ">= 1",
+          walk.infeasible_per_iteration);
+  require(std::isfinite(walk.delta) && walk.delta >= 0.0, "walk.delta", "no flag", "a finite number >= 0",
+          walk.delta);
+
   require(options.bab.node_limit >= 0, "bab.node_limit", "--node-limit", ">= 0 (0: no limit)", options.bab.node_limit);
   require(options.bab.input_split_dims >= 0, "bab.input_split_dims", "--input-split-dims", ">= 0",
           options.bab.input_split_dims);

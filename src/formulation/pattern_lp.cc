@@ -56,16 +56,17 @@ namespace {
 // Multiply-adds between two looks at the deadline while a region is composed.
 constexpr double kWorkPerCheck = 2e8;
 
-// next_G += W_active * G_active, by blocks of rows; false when the deadline expired first.
-bool add_product(RowMajorMatrix& next_G, const Eigen::MatrixXd& W_active, const RowMajorMatrix& G_active,
-                 const Deadline* deadline) {
+// The first `used` columns of next_G += W_active * G_active, by blocks of rows; false when the deadline expired
+// first.
+bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Eigen::MatrixXd& W_active,
+                 const RowMajorMatrix& G_active, const Deadline* deadline) {
   const double work_per_row = static_cast<double>(G_active.rows()) * static_cast<double>(G_active.cols());
   const auto block = deadline ? std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kWorkPerCheck / work_per_row))
                               : W_active.rows();
   for (Eigen::Index first = 0; first < W_active.rows(); first += block) {
     if (deadline && deadline->expired()) return false;
     const Eigen::Index rows = std::min(block, W_active.rows() - first);
-    next_G.middleRows(first, rows).noalias() += W_active.middleRows(first, rows) * G_active;
+    next_G.block(first, 0, rows, used).noalias() += W_active.middleRows(first, rows) * G_active;
   }
   return true;
 }
@@ -95,6 +96,10 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
   RowMajorMatrix G = RowMajorMatrix::Zero(layers > 0 ? network.hidden_width(0) : 1, dim);
   G.leftCols(d) = layers > 0 ? network.hidden_layer(0).weights : objective_weights;
   Eigen::VectorXd g = layers > 0 ? network.hidden_layer(0).bias : objective_bias;
+  // Free variables are numbered in layer order, so G_k is zero beyond its first `used` columns (x and the free
+  // neurons of earlier layers); the products skip the rest (with a free last layer of 1000 neurons and d = 10,
+  // the product would otherwise be 100x wider than it needs to be).
+  int used = d;
   for (int k = 0; k < layers; ++k) {
     region.G.push_back(G);
     region.g.push_back(g);
@@ -111,12 +116,13 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
     Eigen::VectorXd next_g = next_bias;
     if (!active.empty()) {
       const Eigen::MatrixXd W_active = next_weights(Eigen::all, active);
-      if (!add_product(next_G, W_active, G(active, Eigen::all), deadline)) {
+      if (!add_product(next_G, used, W_active, G(active, Eigen::seqN(0, used)), deadline)) {
         region.complete = false;
         return region;
       }
       next_g.noalias() += W_active * g(active);
     }
+    for (int j = 0; j < network.hidden_width(k); ++j) used += region.free_index[k][j] >= 0;
     G = std::move(next_G);
     g = std::move(next_g);
   }

@@ -54,6 +54,9 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["nodes"] = result.nodes;
   out["local_searches"] = result.local_searches;
   out["mips"] = result.mips;
+  out["gradient_steps"] = result.gradient_steps;
+  out["perturbations"] = result.perturbations;
+  out["walks"] = result.walks;
   out["samples"] = result.samples;
   out["lps"] = result.lps;
   out["duplicate_patterns"] = result.duplicate_patterns;

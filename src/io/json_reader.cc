@@ -91,22 +91,58 @@ Domain read_domain(std::istream& in, const std::string& name) {
   return domain;
 }
 
-// "sense" is "max" or "min", or spelled out, "maximize" or "minimize".
+// {"weights": [...], "constant": c}, the constant optional; `field` names the object in messages ("": the file).
+ObjectiveTerm read_term(const json& item, const std::string& field, const std::string& file) {
+  const std::string of = field.empty() ? "" : " of " + field;
+  if (!item.is_object() || !item.contains("weights")) throw Error(file + ": " + field + " needs a \"weights\" array");
+  ObjectiveTerm term;
+  term.weights = number_vector(item.at("weights"), "\"weights\"" + of, file);
+  if (item.contains("constant")) {
+    const json& constant = item.at("constant");
+    if (const std::string problem = not_a_number(constant); !problem.empty())
+      throw Error(file + ": \"constant\"" + of + " " + problem);
+    term.constant = constant.get<double>();
+  }
+  return term;
+}
+
+// "disjuncts": [[term, ...], ...], each term as read_term reads it: max over the disjuncts of the min of terms.
+std::vector<std::vector<ObjectiveTerm>> read_disjuncts(const json& value, const std::string& file) {
+  if (!value.is_array() || value.empty()) throw Error(file + ": \"disjuncts\" must be a non-empty array of arrays");
+  std::vector<std::vector<ObjectiveTerm>> disjuncts;
+  for (std::size_t k = 0; k < value.size(); ++k) {
+    const std::string where = "disjunct " + std::to_string(k);
+    if (!value[k].is_array() || value[k].empty()) throw Error(file + ": " + where + " must be a non-empty array of terms");
+    disjuncts.emplace_back();
+    for (std::size_t l = 0; l < value[k].size(); ++l)
+      disjuncts.back().push_back(read_term(value[k][l], "term " + std::to_string(l) + " of " + where, file));
+  }
+  return disjuncts;
+}
+
+// "sense" is "max" or "min", or spelled out, "maximize" or "minimize"; then either "weights" and "constant", or
+// "disjuncts" for a max-min objective.
 Objective read_objective(std::istream& in, const std::string& name) {
   const std::string file = "objective file '" + name + "'";
   const json doc = parse_json(in, file);
-  if (!doc.is_object() || !doc.contains("weights")) throw Error(file + " needs a \"weights\" array");
-  Objective objective;
+  const bool max_min = doc.is_object() && doc.contains("disjuncts");
+  if (!doc.is_object() || (!max_min && !doc.contains("weights")))
+    throw Error(file + " needs a \"weights\" array or a \"disjuncts\" array");
+  if (max_min && (doc.contains("weights") || doc.contains("constant")))
+    throw Error(file + " gives \"disjuncts\" together with \"weights\" or \"constant\": give one form");
   const json sense = doc.contains("sense") ? doc.at("sense") : json("max");
-  if (sense == "max" || sense == "maximize") objective.sense = Sense::kMaximize;
-  else if (sense == "min" || sense == "minimize") objective.sense = Sense::kMinimize;
+  Sense parsed = Sense::kMaximize;
+  if (sense == "max" || sense == "maximize") parsed = Sense::kMaximize;
+  else if (sense == "min" || sense == "minimize") parsed = Sense::kMinimize;
   else throw Error(file + ": \"sense\" must be \"max\" or \"min\", not " + sense.dump().substr(0, 40));
-  objective.weights = number_vector(doc.at("weights"), "\"weights\"", file);
-  if (doc.contains("constant")) {
-    const json& constant = doc.at("constant");
-    if (const std::string problem = not_a_number(constant); !problem.empty())
-      throw Error(file + ": \"constant\" " + problem);
-    objective.constant = constant.get<double>();
+  Objective objective;
+  if (max_min) {
+    objective = Objective::max_min(read_disjuncts(doc.at("disjuncts"), file), parsed);
+  } else {
+    const ObjectiveTerm term = read_term(doc, "", file);
+    objective.weights = term.weights;
+    objective.constant = term.constant;
+    objective.sense = parsed;
   }
   objective.description = name;
   return objective;

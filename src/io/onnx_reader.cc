@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -727,6 +728,11 @@ Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& l
 Network read_onnx(const std::string& path) {
   std::ifstream in = detail::open_input(path, "model", std::ios::in | std::ios::binary);
   return detail::read_onnx(in, path);
+}
+
+Network read_onnx_bytes(const std::string& bytes, const std::string& name) {
+  std::istringstream in(bytes, std::ios::in | std::ios::binary);
+  return detail::read_onnx(in, name);
 }
 
 }  // namespace reluopt

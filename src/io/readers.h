@@ -13,6 +13,7 @@
 #include "reluopt/model_io.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
+#include "reluopt/vnnlib.h"
 
 namespace reluopt::detail {
 
@@ -53,5 +54,6 @@ Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& l
 LoadedModel read_nnet(std::istream& in, const std::string& name, const ReadLimits& limits = {});
 Domain read_domain_json(std::istream& in, const std::string& name);
 Objective read_objective_json(std::istream& in, const std::string& name);
+VnnlibProperty read_vnnlib(std::istream& in, const std::string& name);
 
 }  // namespace reluopt::detail

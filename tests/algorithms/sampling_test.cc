@@ -19,16 +19,10 @@ SolveOptions sampling(long samples, int threads, std::uint64_t seed = 0) {
   return options;
 }
 
-void expect_honest(const Network& net, const Domain& domain, const Objective& objective, const SolveResult& r) {
-  ASSERT_NE(r.status, SolveStatus::kNoSolution);
-  EXPECT_LE(domain.max_violation(r.x), 1e-12);
-  EXPECT_DOUBLE_EQ(r.objective, objective.value(net.forward(r.x)));
-}
-
 TEST(Sampling, FindsTheTinyNetworkMaximum) {
   const Network net = testing::tiny_network();
   const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), sampling(50, 1));
-  expect_honest(net, Domain::unit_box(2), Objective::output(1), r);
+  testing::expect_honest(net, Domain::unit_box(2), Objective::output(1), r);
   EXPECT_EQ(r.status, SolveStatus::kFeasible);
   EXPECT_FALSE(r.bound.has_value());
   EXPECT_NEAR(r.objective, 2.5, 1e-9);
@@ -46,7 +40,7 @@ TEST(Sampling, MinimizesInTheUsersSense) {
   Objective minimize = Objective::output(1);
   minimize.sense = Sense::kMinimize;
   const SolveResult r = solve(net, Domain::unit_box(2), minimize, sampling(50, 2));
-  expect_honest(net, Domain::unit_box(2), minimize, r);
+  testing::expect_honest(net, Domain::unit_box(2), minimize, r);
   EXPECT_NEAR(r.objective, -0.5, 1e-9);
 }
 
@@ -70,7 +64,7 @@ TEST(Sampling, MultiOutputObjectiveOnAPolytope) {
   objective.weights = Eigen::Vector3d(1.0, -2.0, 0.5);
   objective.constant = -1.0;
   const SolveResult r = solve(net, domain, objective, sampling(300, 2, 1));
-  expect_honest(net, domain, objective, r);
+  testing::expect_honest(net, domain, objective, r);
   EXPECT_GT(r.lps, 0);
 }
 

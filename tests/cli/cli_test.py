@@ -149,6 +149,24 @@ class Cli(unittest.TestCase):
         self.assertEqual(result["local_searches"], 0)
         self.assert_honest(result, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
 
+    def test_gradient_and_walk(self):
+        gradient, proc = self.solve(self.model, "--method", "gradient", "--samples", "30", "--ascent-steps", "50",
+                                    "--perturbations", "2", "--perturbation-radius", "0.1", "--threads", "2")
+        self.assertEqual(gradient["method"], "gradient")
+        self.assertGreater(gradient["gradient_steps"], 0)
+        self.assertIn("perturbations", gradient)
+        self.assertIn(f"{gradient['gradient_steps']} steps", proc.stdout)
+        self.assert_honest(gradient, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
+        walk, _ = self.solve(self.model, "--method", "walk", "--walk-iterations", "3", "--threads", "2")
+        self.assertEqual(walk["method"], "walk")
+        self.assertGreaterEqual(walk["walks"], 1)
+        self.assert_honest(walk, self.layers, np.eye(3)[0], 0.0, [0] * 6, [1] * 6)
+        for flag, value in (("--ascent-steps", "-1"), ("--perturbation-radius", "0"), ("--walk-iterations", "-2")):
+            proc = self.run_tool("solve", self.model, "--method", "gradient", flag, value)
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn(flag, proc.stderr)
+            self.assertEqual(len(proc.stderr.strip().splitlines()), 1)
+
     def test_enhanced_local_search_variants(self):
         for kind in ("flip", "flip-mip", "bnb", "paper"):
             result, _ = self.solve(self.model, "--method", "enhanced", "--local-search", kind, "--samples", "40")

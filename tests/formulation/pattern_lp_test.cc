@@ -222,5 +222,30 @@ TEST(PatternLp, NeighbourhoodMipCarriesConcaveNeuronsWithoutBinaries) {
   EXPECT_GT(positive_concave, 0) << "no sample made a concave neuron active: the start check saw only y = 0";
 }
 
+// With free neurons in several layers, v = [x; y] with y the free neurons' true post-activations reproduces the
+// forward pass: the products that skip G's zero columns (compose_region) lose nothing.
+TEST(PatternLp, ComposedMapsWithFreeNeuronsInSeveralLayersEqualTheForwardPass) {
+  const Network net = testing::random_network(3, {7, 6, 5}, 2, 29);
+  Objective objective;
+  objective.weights = Eigen::Vector2d(-0.4, 1.1);
+  const FreeMask free{{1, 0, 0, 1, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 1, 0, 1}};
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::VectorXd x = Eigen::VectorXd::NullaryExpr(3, [&] { return unit(rng); });
+    const ForwardTrace trace = net.trace(x);
+    const RegionAffine region = compose_region(net, objective, net.activation_pattern(x), &free);
+    ASSERT_EQ(region.num_free, 5);
+    Eigen::VectorXd v(3 + region.num_free);
+    v.head(3) = x;
+    for (int k = 0; k < net.num_hidden_layers(); ++k)
+      for (int j = 0; j < net.hidden_width(k); ++j)
+        if (const int f = region.free_index[k][j]; f >= 0) v[3 + f] = std::max(trace.pre_activation[k][j], 0.0);
+    for (int k = 0; k < net.num_hidden_layers(); ++k)
+      EXPECT_LT((region.G[k] * v + region.g[k] - trace.pre_activation[k]).norm(), 1e-12) << "layer " << k;
+    EXPECT_NEAR(region.objective_gradient.dot(v) + region.objective_constant, objective.value(trace.output), 1e-12);
+  }
+}
+
 }  // namespace
 }  // namespace reluopt

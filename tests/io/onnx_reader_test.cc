@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -126,6 +127,22 @@ TEST(ReadModel, MissingFileIsNamed) {
 TEST(ReadModel, OtherExtensionsAreReadAsOnnxByContent) {
   const std::string message = error_message([] { read_model(kOnnxDir + "expected.json"); });
   EXPECT_NE(message.find("not an ONNX model"), std::string::npos) << message;
+}
+
+// read_onnx_bytes reads what read_onnx reads from the file, and names the model as it is told.
+TEST(ReadOnnxBytes, SameNetworkAsTheFile) {
+  const std::string path = kOnnxDir + "multi_output.onnx";
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Network from_bytes = read_onnx_bytes(bytes, "<bytes>");
+  const Network from_file = read_onnx(path);
+  ASSERT_EQ(from_bytes.layers().size(), from_file.layers().size());
+  for (std::size_t k = 0; k < from_file.layers().size(); ++k) {
+    EXPECT_EQ(from_bytes.layers()[k].weights, from_file.layers()[k].weights);
+    EXPECT_EQ(from_bytes.layers()[k].bias, from_file.layers()[k].bias);
+  }
+  const std::string message = error_message([] { read_onnx_bytes("not a model", "<onnx.ModelProto>"); });
+  EXPECT_EQ(message, "'<onnx.ModelProto>' is not an ONNX model");
 }
 
 }  // namespace

@@ -1,0 +1,177 @@
+// reluopt verify: a VNN-LIB property of a network, answered as VNN-COMP expects (docs/VERIFY.md).
+#include "verify_command.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_options.h"
+#include "reluopt/error.h"
+#include "reluopt/model_io.h"
+#include "reluopt/output_file.h"
+#include "reluopt/verify.h"
+#include "reluopt/vnnlib.h"
+
+namespace reluopt::cli {
+
+namespace {
+
+struct VerifyCommandOptions {
+  std::string model;
+  std::string property;
+  double time_limit = std::numeric_limits<double>::infinity();
+  std::optional<std::string> result_file;
+  std::optional<std::string> json_file;
+  VerifyOptions verify;
+  bool quiet = false;
+  bool help = false;
+};
+
+template <typename T>
+T parse_value(const std::string& flag, const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) throw UsageError("invalid value '" + text + "' for " + flag);
+  return value;
+}
+
+void take_flag(const std::string& flag, FlagReader& reader, VerifyCommandOptions& options) {
+  auto value = [&] { return reader.value(); };
+  if (flag == "--time-limit") {
+    options.time_limit = parse_value<double>(flag, value());
+    if (!(options.time_limit >= 0.0) || !std::isfinite(options.time_limit))
+      throw UsageError("--time-limit must be a finite number of seconds >= 0");
+  } else if (flag == "--result-file") {
+    options.result_file = value();
+  } else if (flag == "--json") {
+    options.json_file = value();
+  } else if (flag == "--threads") {
+    options.verify.threads = parse_value<int>(flag, value());
+    if (options.verify.threads < 1 || options.verify.threads > 1024)
+      throw UsageError("--threads must be a whole number from 1 to 1024");
+  } else if (flag == "--seed") {
+    options.verify.seed = parse_value<std::uint64_t>(flag, value());
+  } else if (flag == "--quiet" || flag == "-q") {
+    if (reader.has_inline_value()) throw UsageError(flag + " takes no value");
+    options.quiet = true;
+  } else {
+    throw UsageError("unknown option '" + flag + "' for verify (try 'reluopt verify --help')");
+  }
+}
+
+VerifyCommandOptions parse_verify_arguments(const std::vector<std::string>& args) {
+  VerifyCommandOptions options;
+  for (FlagReader reader(args, 0); reader.next();) {
+    const std::string& flag = reader.flag();
+    if (flag == "--help" || flag == "-h") {
+      options.help = true;
+      return options;
+    }
+    if (flag.rfind("-", 0) == 0 && flag.size() > 1) take_flag(flag, reader, options);
+    else if (options.model.empty()) options.model = flag;
+    else if (options.property.empty()) options.property = flag;
+    else throw UsageError("unexpected argument '" + flag + "' (verify takes MODEL and PROPERTY.vnnlib)");
+  }
+  if (options.property.empty()) throw UsageError("verify needs MODEL and PROPERTY.vnnlib (try 'reluopt verify --help')");
+  return options;
+}
+
+std::string number(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+// The VNN-COMP result: the status line, and for sat every X_i then every Y_j.
+std::string result_text(const VerifyResult& result) {
+  std::string text = verify_status_name(result.status) + "\n";
+  if (result.status != VerifyStatus::kSat) return text;
+  std::string items;
+  for (Eigen::Index i = 0; i < result.x.size(); ++i) items += "(X_" + std::to_string(i) + " " + number(result.x[i]) + ")\n";
+  for (Eigen::Index j = 0; j < result.y.size(); ++j) items += "(Y_" + std::to_string(j) + " " + number(result.y[j]) + ")\n";
+  items.pop_back();
+  return text + "(" + items + ")\n";
+}
+
+nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+std::string result_json(const VerifyResult& result, const VerifyCommandOptions& options) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const VerifyCaseReport& report : result.cases)
+    cases.push_back({{"best_margin", finite_or_null(report.best_margin)},
+                     {"bound", report.bound ? finite_or_null(*report.bound) : nlohmann::json()},
+                     {"decided", report.decided},
+                     {"seconds", report.seconds}});
+  nlohmann::json doc = {{"status", verify_status_name(result.status)},
+                        {"model", options.model},
+                        {"property", options.property},
+                        {"seconds", result.seconds},
+                        {"unsat_margin", kUnsatMargin},
+                        {"cases", cases},
+                        {"version", RELUOPT_VERSION}};
+  if (result.status == VerifyStatus::kSat)
+    doc["counterexample"] = {{"x", std::vector<double>(result.x.begin(), result.x.end())},
+                             {"y", std::vector<double>(result.y.begin(), result.y.end())}};
+  return doc.dump(2) + "\n";
+}
+
+void print_cases(const VerifyResult& result) {
+  for (std::size_t k = 0; k < result.cases.size(); ++k) {
+    const VerifyCaseReport& report = result.cases[k];
+    std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s\n", k,
+                 std::isfinite(report.best_margin) ? number(report.best_margin).c_str() : "none",
+                 report.bound ? number(*report.bound).c_str() : "none", report.seconds);
+  }
+  std::fprintf(stderr, "%s in %.3f s\n", verify_status_name(result.status).c_str(), result.seconds);
+}
+
+}  // namespace
+
+std::string verify_help_text() {
+  return R"(Usage: reluopt verify MODEL PROPERTY.vnnlib [options]
+
+Decides a VNN-LIB property of a ReLU network (docs/VERIFY.md): sat (an input in the unsafe set, re-checked by a
+forward pass), unsat (proven: the margin's bound is below -1e-4 on every input box), unknown, or timeout.
+Prints the answer in the VNN-COMP format: the status line, and for sat ((X_0 v) ... (Y_0 v) ...).
+
+  --time-limit S       wall-clock limit in seconds from the command's start      [none]
+  --result-file F      write the answer to F as well
+  --json F             status, per input box the best margin and proven bound, and the time
+  --threads T          worker threads, shared by the search and the prover       [all cores]
+  --seed K             random seed                                               [0]
+  --quiet              no per-box summary on stderr
+
+Exit codes: 0 for any answer, 1 bad input, 2 bad command line.
+)";
+}
+
+int run_verify_command(const std::vector<std::string>& args, std::chrono::steady_clock::time_point start,
+                       const std::atomic<bool>* stop) {
+  const VerifyCommandOptions options = parse_verify_arguments(args);
+  if (options.help) {
+    std::cout << verify_help_text();
+    return 0;
+  }
+  const LoadedModel model = read_model(options.model);
+  const VnnlibProperty property = read_vnnlib(options.property);
+  RunControl control;
+  control.stop = stop;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  control.time_limit = std::max(0.0, options.time_limit - elapsed);
+  VerifyResult result = verify(model.network, property, options.verify, control);
+  result.seconds += elapsed;
+  const std::string text = result_text(result);
+  std::cout << text << std::flush;
+  if (!options.quiet) print_cases(result);
+  if (options.result_file) write_output_file(*options.result_file, text, "the result file");
+  if (options.json_file) write_output_file(*options.json_file, result_json(result, options), "the JSON result");
+  return 0;
+}
+
+}  // namespace reluopt::cli

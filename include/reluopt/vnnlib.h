@@ -1,0 +1,47 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "reluopt/domain.h"
+
+namespace reluopt {
+
+// weights^T y + constant <= 0 over the network outputs y (< 0 when strict), from line `line` of the file.
+struct OutputConstraint {
+  Eigen::VectorXd weights;
+  double constant = 0.0;
+  bool strict = false;
+  int line = 0;
+
+  double value(const Eigen::VectorXd& outputs) const { return weights.dot(outputs) + constant; }
+  bool holds(const Eigen::VectorXd& outputs) const {
+    const double g = value(outputs);
+    return strict ? g < 0.0 : g <= 0.0;
+  }
+};
+
+// One input box and the outputs that are unsafe on it: a disjunction of conjunctions ({{}}: every output).
+struct VnnlibCase {
+  Domain box;
+  std::vector<std::vector<OutputConstraint>> unsafe;
+};
+
+// A VNN-LIB property: the unsafe set is every x in the box of one case whose outputs satisfy every constraint of
+// one of that case's conjunctions. The property is violated (sat) when that set is not empty; no case (every
+// box empty) means it holds.
+struct VnnlibProperty {
+  int num_inputs = 0;
+  int num_outputs = 0;
+  std::vector<VnnlibCase> cases;  // one per distinct input box
+};
+
+// Reads the subset of VNN-LIB that VNN-COMP uses (docs/VERIFY.md): declare-const X_i / Y_j Real, asserts of
+// <=, >=, <, > between constants, variables and linear combinations (+, -, * by a constant), and / or over them.
+// Input asserts bound single inputs (<=, >=); output asserts compare outputs only. Throws reluopt::Error in one
+// line naming the file and the line of anything else.
+VnnlibProperty read_vnnlib(const std::string& path);
+
+}  // namespace reluopt

@@ -1,0 +1,13 @@
+"""reluopt: optimize over trained ReLU networks (docs/PYTHON.md).
+
+    res = reluopt.solve(model, lower=..., upper=..., objective=0, sense="max")
+
+``model`` is a path (ONNX, NNet), an ``onnx.ModelProto``, a ``torch.nn.Sequential`` of Linear/ReLU/Flatten, a
+scikit-learn ``MLPRegressor``/``MLPClassifier`` with ReLU, or a list of ``(W, b)`` arrays.
+"""
+from ._core import Error, __version__, abandoned_solver_threads
+from ._evt import EvtReport, evt
+from ._solve import Result, option_names, solve
+
+__all__ = ["Error", "EvtReport", "Result", "__version__", "abandoned_solver_threads", "evt", "option_names",
+           "solve"]

@@ -1,0 +1,119 @@
+// Max-min objectives as ReLU layers (docs/MATH.md section 13). Each value of the tree is an affine expression
+// a^T z + c over the post-activations z of the last layer built; a new layer holds, per pair (a, b),
+//   min: relu(a), relu(-a), relu(a - b)   ->   min(a, b) = relu(a) - relu(-a) - relu(a - b)
+//   max: relu(b), relu(-b), relu(a - b)   ->   max(a, b) = relu(b) - relu(-b) + relu(a - b)
+// and relu(v), relu(-v) for a value without a partner (v = relu(v) - relu(-v)). Every identity is exact in real
+// arithmetic, so a bound proven on the compiled network bounds the max-min objective.
+#include "core/max_min_network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace reluopt::detail {
+
+namespace {
+
+struct Expression {
+  Eigen::RowVectorXd weights;  // over the post-activations of the last layer built
+  double constant = 0.0;
+};
+
+using Groups = std::vector<std::vector<Expression>>;
+
+enum class Reduce { kMin, kMax };
+
+// Appends neuron relu(sign_a * a + sign_b * b) to `rows` and returns its index.
+int add_neuron(std::vector<Expression>& rows, const Expression& a, double sign_a, const Expression* b = nullptr) {
+  Expression row{sign_a * a.weights, sign_a * a.constant};
+  if (b != nullptr) {
+    row.weights -= b->weights;
+    row.constant -= b->constant;
+  }
+  rows.push_back(std::move(row));
+  return static_cast<int>(rows.size()) - 1;
+}
+
+// One neuron's coefficient in a new expression, over a layer whose width is known only at the end.
+using Combination = std::vector<std::pair<int, double>>;
+
+// One ReLU layer that halves every group of more than one value (or passes a group of one value through).
+// Appends the layer to `layers` and returns the groups as expressions over its outputs.
+Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& layers) {
+  std::vector<Expression> rows;
+  std::vector<std::vector<Combination>> combos(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const std::vector<Expression>& values = groups[g];
+    for (std::size_t i = 0; i < values.size(); i += 2) {
+      if (i + 1 == values.size()) {
+        combos[g].push_back({{add_neuron(rows, values[i], 1.0), 1.0}, {add_neuron(rows, values[i], -1.0), -1.0}});
+        continue;
+      }
+      const Expression& a = values[i];
+      const Expression& b = values[i + 1];
+      const Expression& kept = op == Reduce::kMin ? a : b;
+      const int difference = add_neuron(rows, a, 1.0, &b);
+      combos[g].push_back({{add_neuron(rows, kept, 1.0), 1.0},
+                           {add_neuron(rows, kept, -1.0), -1.0},
+                           {difference, op == Reduce::kMin ? -1.0 : 1.0}});
+    }
+  }
+  const Eigen::Index width = static_cast<Eigen::Index>(rows.size());
+  DenseLayer layer{Eigen::MatrixXd(width, rows.front().weights.size()), Eigen::VectorXd(width)};
+  for (Eigen::Index r = 0; r < width; ++r) {
+    layer.weights.row(r) = rows[static_cast<std::size_t>(r)].weights;
+    layer.bias[r] = rows[static_cast<std::size_t>(r)].constant;
+  }
+  layers.push_back(std::move(layer));
+  Groups out(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const Combination& combination : combos[g]) {
+      Expression value{Eigen::RowVectorXd::Zero(width), 0.0};
+      for (const auto& [neuron, coefficient] : combination) value.weights[neuron] += coefficient;
+      out[g].push_back(std::move(value));
+    }
+  return out;
+}
+
+bool reduced(const Groups& groups) {
+  for (const std::vector<Expression>& values : groups)
+    if (values.size() > 1) return false;
+  return true;
+}
+
+}  // namespace
+
+MaxMinNetwork compile_max_min(const Network& network, const Objective& objective) {
+  const DenseLayer& out = network.output_layer();
+  std::vector<DenseLayer> layers(network.layers().begin(), network.layers().end() - 1);
+  Groups groups;
+  for (const std::vector<ObjectiveTerm>& disjunct : objective.terms()) {
+    groups.emplace_back();
+    for (const ObjectiveTerm& term : disjunct)
+      groups.back().push_back({term.weights.transpose() * out.weights, term.weights.dot(out.bias) + term.constant});
+  }
+  while (!reduced(groups)) groups = reduce_once(groups, Reduce::kMin, layers);
+  Groups disjuncts(1);
+  for (std::vector<Expression>& values : groups) disjuncts[0].push_back(std::move(values[0]));
+  while (!reduced(disjuncts)) disjuncts = reduce_once(disjuncts, Reduce::kMax, layers);
+  const Expression& top = disjuncts[0][0];
+  layers.push_back(DenseLayer{top.weights, Eigen::VectorXd::Constant(1, top.constant)});
+  Objective linear = Objective::output(1, 0);
+  linear.sense = objective.sense;
+  linear.description = objective.description;
+  return MaxMinNetwork{Network(std::move(layers)), std::move(linear)};
+}
+
+SolveResult map_max_min_result(SolveResult result, const Network& network, const Objective& objective) {
+  if (result.status == SolveStatus::kNoSolution || result.x.size() == 0) return result;
+  result.outputs = network.forward(result.x);
+  result.objective = objective.value(result.outputs);
+  if (result.bound) {
+    const double absolute = std::abs(*result.bound - result.objective);
+    result.gap = absolute / std::max(std::abs(result.objective), 1e-9);
+  }
+  return result;
+}
+
+}  // namespace reluopt::detail

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""reluopt verify and the VNN-COMP scripts end to end: the answer on stdout, in --result-file and in --json,
+a sat re-checked by bench/verify_check.py, and bad input refused in one line.
+
+Usage: verify_cli_test.py RELUOPT_BINARY FIXTURES_DIR REPOSITORY_DIR
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY, FIXTURES, REPO = sys.argv[1], sys.argv[2], sys.argv[3]
+DIR = os.path.join(FIXTURES, "vnnlib")
+MODEL = os.path.join(DIR, "cls5.onnx")
+SAT = os.path.join(DIR, "cls5_sat.vnnlib")
+UNSAT = os.path.join(DIR, "cls5_unsat.vnnlib")
+sys.path.insert(0, os.path.join(REPO, "bench"))
+import verify_check  # noqa: E402
+
+
+class VerifyCli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="reluopt_verify_")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def verify(self, *args, code=0):
+        proc = subprocess.run([BINARY, "verify", *args], capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, code, proc.stderr)
+        return proc
+
+    def assert_refused(self, args, code, *words):
+        proc = self.verify(*args, code=code)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        for word in words:
+            self.assertIn(word, lines[0])
+
+    def test_sat_with_checked_counterexample(self):
+        result, doc = self.path("sat.txt"), self.path("sat.json")
+        proc = self.verify(MODEL, SAT, "--time-limit", "30", "--result-file", result, "--json", doc, "--seed", "1")
+        self.assertEqual(proc.stdout.splitlines()[0], "sat")
+        self.assertEqual(open(result).read(), proc.stdout)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(len(lines), 1 + 5 + 3)
+        self.assertTrue(lines[1].startswith("((X_0 ") and lines[-1].startswith("(Y_2 ") and lines[-1].endswith("))"))
+        ok, text = verify_check.check(MODEL, SAT, result)
+        self.assertTrue(ok, text)
+        report = json.load(open(doc))
+        self.assertEqual(report["status"], "sat")
+        self.assertEqual(len(report["counterexample"]["x"]), 5)
+        self.assertGreaterEqual(report["cases"][0]["best_margin"], 0.0)
+        self.assertIn("box 0: best margin", proc.stderr)
+
+    def test_unsat_and_quiet(self):
+        doc = self.path("unsat.json")
+        proc = self.verify(MODEL, UNSAT, "--time-limit", "30", "--json", doc, "--quiet")
+        self.assertEqual(proc.stdout, "unsat\n")
+        self.assertEqual(proc.stderr, "")
+        report = json.load(open(doc))
+        self.assertLess(report["cases"][0]["bound"], -1e-4)
+        self.assertNotIn("counterexample", report)
+
+    def test_zero_time_is_timeout(self):
+        self.assertEqual(self.verify(MODEL, SAT, "--time-limit", "0", "-q").stdout, "timeout\n")
+
+    def test_bad_input(self):
+        bad = self.path("bad.vnnlib")
+        with open(bad, "w") as f:
+            f.write("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (not (<= Y_0 1)))\n")
+        self.assert_refused([MODEL, bad], 1, "bad.vnnlib", "line 3", "unsupported formula 'not'")
+        self.assert_refused([MODEL, self.path("none.vnnlib")], 1, "none.vnnlib", "no such file")
+        small = self.path("small.vnnlib")
+        with open(small, "w") as f:
+            f.write("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_0 1))\n")
+        self.assert_refused([MODEL, small], 1, "dimension mismatch")
+        self.assert_refused([MODEL], 2, "verify needs MODEL and PROPERTY.vnnlib")
+        self.assert_refused([MODEL, SAT, "--time-limit", "-1"], 2, "--time-limit")
+        self.assert_refused([MODEL, SAT, "--method", "bab"], 2, "unknown option '--method'")
+
+    def test_solve_with_a_max_min_objective(self):
+        doc = self.path("max_min.json")
+        objective = os.path.join(DIR, "cls5_max_min_objective.json")
+        proc = subprocess.run([BINARY, "solve", MODEL, "--objective", objective, "--method", "bab", "--json", doc,
+                               "--quiet"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("the max-min objective of", proc.stdout)
+        result = json.load(open(doc))
+        y = result["outputs"]
+        value = max(min(y[1] - y[2], y[1] - 20), y[0] - 30)
+        self.assertAlmostEqual(result["objective"], value, places=9)
+        self.assertGreaterEqual(result["bound"], result["objective"] - 1e-9)
+
+    def test_vnncomp_scripts(self):
+        scripts = os.path.join(REPO, "vnncomp")
+        onnx_gz, prop_gz = self.path("m.onnx.gz"), self.path("p.vnnlib.gz")
+        for source, target in ((MODEL, onnx_gz), (SAT, prop_gz)):
+            with open(source, "rb") as f, gzip.open(target, "wb") as g:
+                g.write(f.read())
+        prepared = subprocess.run([os.path.join(scripts, "prepare_instance.sh"), "v1", "test", onnx_gz, prop_gz],
+                                  capture_output=True, text=True, timeout=60)
+        self.assertEqual(prepared.returncode, 0, prepared.stderr)
+        result = self.path("vnncomp.txt")
+        run = subprocess.run([os.path.join(scripts, "run_instance.sh"), "v1", "test", self.path("m.onnx"),
+                              self.path("p.vnnlib"), result, "20"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(open(result).read().splitlines()[0], "sat")
+        self.assertTrue(verify_check.check(MODEL, SAT, result)[0])
+        wrong = subprocess.run([os.path.join(scripts, "run_instance.sh"), "v2", "test", MODEL, SAT, result, "5"],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(wrong.returncode, 1)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=1)

@@ -1,0 +1,172 @@
+// The VNN-LIB reader: every supported form, and each refusal naming its line.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "io/readers.h"
+#include "reluopt/error.h"
+#include "reluopt/vnnlib.h"
+
+namespace reluopt {
+namespace {
+
+VnnlibProperty read_text(const std::string& text) {
+  std::istringstream in(text);
+  return detail::read_vnnlib(in, "p.vnnlib");
+}
+
+const std::string kDeclarations =
+    "(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n(declare-const Y_1 Real)\n";
+const std::string kBox = "(assert (>= X_0 -1))\n(assert (<= X_0 1))\n(assert (>= X_1 0))\n(assert (<= X_1 0.5))\n";
+
+TEST(VnnlibReader, BoxAndOneOutputConstraint) {
+  const VnnlibProperty p = read_text("; a comment\n" + kDeclarations + kBox + "(assert (<= Y_0 Y_1)) ; Y_0 - Y_1 <= 0\n");
+  EXPECT_EQ(p.num_inputs, 2);
+  EXPECT_EQ(p.num_outputs, 2);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].box.lower, Eigen::Vector2d(-1.0, 0.0));
+  EXPECT_EQ(p.cases[0].box.upper, Eigen::Vector2d(1.0, 0.5));
+  ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
+  ASSERT_EQ(p.cases[0].unsafe[0].size(), 1u);
+  const OutputConstraint& c = p.cases[0].unsafe[0][0];
+  EXPECT_EQ(c.weights, Eigen::Vector2d(1.0, -1.0));
+  EXPECT_EQ(c.constant, 0.0);
+  EXPECT_FALSE(c.strict);
+  EXPECT_EQ(c.line, 10);
+}
+
+TEST(VnnlibReader, LinearCombinationsAndStrictComparisons) {
+  const VnnlibProperty p = read_text(kDeclarations + kBox +
+                                     "(assert (> (+ (* 2 Y_0) (- Y_1) 1.5) (* Y_1 -0.5)))\n(assert (< 3 (- Y_0 Y_1 1)))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
+  const std::vector<OutputConstraint>& conj = p.cases[0].unsafe[0];
+  ASSERT_EQ(conj.size(), 2u);
+  // 2 Y_0 - Y_1 + 1.5 > -0.5 Y_1  <=>  -2 Y_0 + 0.5 Y_1 - 1.5 < 0
+  EXPECT_EQ(conj[0].weights, Eigen::Vector2d(-2.0, 0.5));
+  EXPECT_EQ(conj[0].constant, -1.5);
+  EXPECT_TRUE(conj[0].strict);
+  // 3 < Y_0 - Y_1 - 1  <=>  -Y_0 + Y_1 + 4 < 0
+  EXPECT_EQ(conj[1].weights, Eigen::Vector2d(-1.0, 1.0));
+  EXPECT_EQ(conj[1].constant, 4.0);
+}
+
+TEST(VnnlibReader, DisjunctionOfConjunctionsOnOutputs) {
+  const VnnlibProperty p = read_text(kDeclarations + kBox +
+                                     "(assert (or (and (>= Y_0 Y_1) (<= Y_0 2)) (and (<= Y_1 -1))))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  ASSERT_EQ(p.cases[0].unsafe.size(), 2u);
+  EXPECT_EQ(p.cases[0].unsafe[0].size(), 2u);
+  EXPECT_EQ(p.cases[0].unsafe[1].size(), 1u);
+  EXPECT_TRUE(p.cases[0].unsafe[0][0].holds(Eigen::Vector2d(1.0, 0.0)));
+  EXPECT_FALSE(p.cases[0].unsafe[0][1].holds(Eigen::Vector2d(3.0, 0.0)));
+}
+
+TEST(VnnlibReader, UnionOfInputBoxes) {
+  const VnnlibProperty p = read_text(
+      kDeclarations +
+      "(assert (or (and (>= X_0 0) (<= X_0 1) (>= X_1 0) (<= X_1 1))\n"
+      "            (and (>= X_0 2) (<= X_0 3) (>= X_1 0) (<= X_1 1))\n"
+      "            (and (>= X_0 5) (<= X_0 4) (>= X_1 0) (<= X_1 1))))\n"
+      "(assert (<= Y_0 0))\n");
+  ASSERT_EQ(p.cases.size(), 2u);  // the third box is empty
+  EXPECT_EQ(p.cases[1].box.lower, Eigen::Vector2d(2.0, 0.0));
+  EXPECT_EQ(p.cases[1].unsafe.size(), 1u);
+}
+
+TEST(VnnlibReader, BoxesAndOutputsInOneDisjunction) {
+  const VnnlibProperty p = read_text(kDeclarations +
+                                     "(assert (or (and (>= X_0 0) (<= X_0 1) (>= X_1 0) (<= X_1 1) (<= Y_0 0))\n"
+                                     "            (and (>= X_0 0) (<= X_0 1) (>= X_1 0) (<= X_1 1) (<= Y_1 0))))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].unsafe.size(), 2u);
+}
+
+TEST(VnnlibReader, ChainsConstantsAndSmtCommands) {
+  const VnnlibProperty p = read_text("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n"
+                                     "(assert (<= -1 X_0 +1))\n(assert (<= 0 1))\n(assert (<= Y_0 1e-3))\n(check-sat)\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].box.lower[0], -1.0);
+  EXPECT_EQ(p.cases[0].box.upper[0], 1.0);
+  EXPECT_EQ(p.cases[0].unsafe[0].size(), 1u);
+}
+
+TEST(VnnlibReader, FalseConstantLeavesNoCase) {
+  const VnnlibProperty p = read_text("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n"
+                                     "(assert (<= 0 X_0 1))\n(assert (> 0 1))\n");
+  EXPECT_TRUE(p.cases.empty());
+}
+
+TEST(VnnlibReader, NoOutputAssertMeansEveryOutputIsUnsafe) {
+  const VnnlibProperty p = read_text("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_0 1))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
+  EXPECT_TRUE(p.cases[0].unsafe[0].empty());
+}
+
+struct Malformed {
+  std::string name;
+  std::string text;
+  std::string message;  // a part of the error, which names the line
+};
+
+class VnnlibMalformed : public ::testing::TestWithParam<Malformed> {};
+
+TEST_P(VnnlibMalformed, RefusedInOneLineNamingTheLine) {
+  try {
+    read_text(GetParam().text);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(GetParam().message), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_NE(message.find("VNN-LIB file 'p.vnnlib' line "), std::string::npos) << message;
+  }
+}
+
+const std::string kOne = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_0 1))\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, VnnlibMalformed,
+    ::testing::Values(
+        Malformed{"unclosed", kOne + "(assert (<= Y_0 1)\n", "line 4: the '(' opened here is never closed"},
+        Malformed{"extra_paren", kOne + "(assert (<= Y_0 1)))\n", "line 4: a ')' without its '('"},
+        Malformed{"unknown_command", kOne + "(define-fun f () Real 1)\n", "line 4: unsupported command 'define-fun'"},
+        Malformed{"int_type", "(declare-const X_0 Int)\n", "line 1: expected (declare-const NAME Real)"},
+        Malformed{"bad_name", "(declare-const Z_0 Real)\n", "line 1: declares 'Z_0'"},
+        Malformed{"declared_twice", kOne + "(declare-const Y_0 Real)\n", "line 4: 'Y_0' is declared twice"},
+        Malformed{"undeclared", kOne + "(assert (<= Y_1 1))\n", "line 4: 'Y_1' is used before its declare-const"},
+        Malformed{"unknown_symbol", kOne + "(assert (<= Y_0 one))\n", "line 4: unknown symbol 'one'"},
+        Malformed{"bad_number", kOne + "\n(assert (<= Y_0 1.2.3))\n", "line 5: unknown symbol '1.2.3'"},
+        Malformed{"nonlinear", kOne + "(assert (<= (* Y_0 X_0) 1))\n", "line 4: a product of two variables"},
+        Malformed{"division", kOne + "(assert (<= (/ Y_0 2) 1))\n", "line 4: unsupported expression '/'"},
+        Malformed{"not", kOne + "(assert (not (<= Y_0 1)))\n", "line 4: unsupported formula 'not'"},
+        Malformed{"one_argument", kOne + "(assert (<= Y_0))\n", "line 4: '<=' needs two arguments"},
+        Malformed{"mixed", kOne + "(assert (<= Y_0 X_0))\n", "line 4: a constraint mixes inputs and outputs"},
+        Malformed{"coupled_inputs",
+                  "(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n"
+                  "(assert (<= 0 X_0 1))\n(assert (<= 0 X_1 1))\n(assert (<= (- X_0 X_1) 0))\n",
+                  "line 6: a constraint couples several inputs"},
+        Malformed{"strict_input", kOne + "(assert (< X_0 0.5))\n", "line 4: a strict bound on an input"},
+        Malformed{"unbounded_input", "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= X_0 1))\n",
+                  "X_0 has no lower bound"},
+        Malformed{"gap_in_inputs", "(declare-const X_0 Real)\n(declare-const X_2 Real)\n(declare-const Y_0 Real)\n",
+                  "declares X_2 but not every X_i below it"},
+        Malformed{"no_outputs", "(declare-const X_0 Real)\n(assert (<= 0 X_0 1))\n", "declares no Y_0"},
+        Malformed{"symbol_outside", kOne + "assert\n", "line 4: a symbol 'assert' outside parentheses"},
+        Malformed{"assert_arity", kOne + "(assert (<= Y_0 1) (<= Y_0 2))\n", "line 4: expected (assert FORMULA)"},
+        Malformed{"deep", kOne + "(assert " + std::string(300, '(') + "\n", "nesting deeper than 200 levels"}),
+    [](const ::testing::TestParamInfo<Malformed>& info) { return info.param.name; });
+
+TEST(VnnlibReader, MissingFileIsNamed) {
+  try {
+    read_vnnlib("/nonexistent/p.vnnlib");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open VNN-LIB file '/nonexistent/p.vnnlib'"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace reluopt
