@@ -72,7 +72,8 @@ def main():
             entry = {"method": method, "wall_s": wall, "exit": proc.returncode, "status": result.get("status"),
                      "load_s": result.get("load_seconds"),
                      "stopped_by": result.get("stopped_by"), "value": result.get("objective"),
-                     "bound": result.get("bound"), "stderr": proc.stderr.strip()[:300]}
+                     "bound": result.get("bound"), "samples": result.get("samples"), "lps": result.get("lps"),
+                     "nodes": result.get("nodes"), "stderr": proc.stderr.strip()[:300]}
             row["runs"].append(entry)
             print(name, method, f"{wall:.2f}s", f"load {entry['load_s']}", entry["status"], entry["stopped_by"], entry["value"],
                   entry["bound"], entry["stderr"], flush=True)
@@ -85,15 +86,15 @@ def main():
 
 def table(rows, time_limit):
     """The markdown table of one run: model, method, wall time, load time, status, value, bound."""
-    lines = [f"| model | method | wall s (limit {time_limit:g}) | load s | status | stopped by | value | bound |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [f"| model | method | wall s (limit {time_limit:g}) | load s | status | stopped by | value | bound | "
+             "samples | LPs | nodes |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         for r in row["runs"]:
             value = "-" if r["value"] is None else f"{r['value']:.4f}"
             bound = "-" if r["bound"] is None else f"{r['bound']:.4f}"
             load = "-" if r["load_s"] is None else f"{r['load_s']:.2f}"
             lines.append(f"| {row['model']} | {r['method']} | {r['wall_s']:.2f} | {load} | {r['status']} | "
-                         f"{r['stopped_by']} | {value} | {bound} |")
+                         f"{r['stopped_by']} | {value} | {bound} | {r['samples']} | {r['lps']} | {r['nodes']} |")
     return "\n".join(lines)
 
 

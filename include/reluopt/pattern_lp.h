@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include <Eigen/Dense>
 
 #include "reluopt/bounds.h"
@@ -7,6 +9,7 @@
 #include "reluopt/linear_model.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
+#include "reluopt/run_control.h"
 
 namespace reluopt {
 
@@ -26,10 +29,13 @@ struct RegionAffine {
   double objective_constant = 0.0;       // c_0
   std::vector<std::vector<int>> free_index;  // position in y of each free neuron, -1 for fixed ones
   int num_free = 0;
+  bool complete = true;  // false when `deadline` expired before every map was composed
 };
 
+// With a deadline, the layer products (7e9 multiply-adds on a CIFAR-size convolutional network) run in blocks
+// with a look at it before each.
 RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
-                            const FreeMask* free = nullptr);
+                            const FreeMask* free = nullptr, const Deadline* deadline = nullptr);
 
 // The concave neurons of a problem (derivation in pattern_lp.cc): the unstable neurons of the last hidden layer whose
 // coefficient in the maximized objective, c = sign * (W_K^T w), is <= 0. The objective is concave in their
@@ -49,6 +55,12 @@ int count_neurons(const FreeMask& mask);
 LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,
                        const ActivationPattern& pattern, const NeuronBounds* bounds,
                        const FreeMask* concave = nullptr);
+
+// pattern_lp, or nullopt when `deadline` expires while the region is composed.
+std::optional<LinearModel> pattern_lp_within(const Network& network, const Domain& domain,
+                                             const Objective& objective, const ActivationPattern& pattern,
+                                             const NeuronBounds* bounds, const FreeMask* concave,
+                                             const Deadline& deadline);
 
 // The pattern with every concave neuron set to 0: patterns with the same key have the same pattern LP.
 ActivationPattern pattern_key(ActivationPattern pattern, const FreeMask* concave);

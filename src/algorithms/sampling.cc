@@ -136,9 +136,10 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       else shared.set_value(hash, value);
       if (recording) records.back().value = value;
     };
-    const LinearModel model =
-        pattern_lp(problem.network, problem.domain, problem.objective, pattern, &problem.interval, concave);
-    const LpSolution solution = lp.solve(model, deadline.remaining());
+    const std::optional<LinearModel> model = pattern_lp_within(problem.network, problem.domain, problem.objective,
+                                                               pattern, &problem.interval, concave, deadline);
+    if (!model) continue;  // the deadline expired: the loop ends
+    const LpSolution solution = lp.solve(*model, deadline.remaining());
     shared.lps.fetch_add(1, std::memory_order_relaxed);
     if (solution.status != LpStatus::kOptimal) {
       if (solution.status != LpStatus::kTimeLimit) {

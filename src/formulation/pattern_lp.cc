@@ -51,8 +51,30 @@ ActivationPattern pattern_key(ActivationPattern pattern, const FreeMask* concave
   return pattern;
 }
 
+namespace {
+
+// Multiply-adds between two looks at the deadline while a region is composed.
+constexpr double kWorkPerCheck = 2e8;
+
+// The first `used` columns of next_G += W_active * G_active, by blocks of rows; false when the deadline expired
+// first.
+bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Eigen::MatrixXd& W_active,
+                 const RowMajorMatrix& G_active, const Deadline* deadline) {
+  const double work_per_row = static_cast<double>(G_active.rows()) * static_cast<double>(G_active.cols());
+  const auto block = deadline ? std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kWorkPerCheck / work_per_row))
+                              : W_active.rows();
+  for (Eigen::Index first = 0; first < W_active.rows(); first += block) {
+    if (deadline && deadline->expired()) return false;
+    const Eigen::Index rows = std::min(block, W_active.rows() - first);
+    next_G.block(first, 0, rows, used).noalias() += W_active.middleRows(first, rows) * G_active;
+  }
+  return true;
+}
+
+}  // namespace
+
 RegionAffine compose_region(const Network& network, const Objective& objective, const ActivationPattern& pattern,
-                            const FreeMask* free) {
+                            const FreeMask* free, const Deadline* deadline) {
   // The objective folded into the output layer: a single affine row sign * (w^T (W_K x_K + b_K) + constant).
   const DenseLayer& out = network.output_layer();
   const Eigen::MatrixXd objective_weights = objective.sign() * objective.weights.transpose() * out.weights;
@@ -94,7 +116,10 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
     Eigen::VectorXd next_g = next_bias;
     if (!active.empty()) {
       const Eigen::MatrixXd W_active = next_weights(Eigen::all, active);
-      next_G.leftCols(used).noalias() += W_active * G(active, Eigen::seqN(0, used));
+      if (!add_product(next_G, used, W_active, G(active, Eigen::seqN(0, used)), deadline)) {
+        region.complete = false;
+        return region;
+      }
       next_g.noalias() += W_active * g(active);
     }
     for (int j = 0; j < network.hidden_width(k); ++j) used += region.free_index[k][j] >= 0;
@@ -114,6 +139,13 @@ void add_domain_rows(const Domain& domain, LinearModel& model) {
 
 LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,
                        const ActivationPattern& pattern, const NeuronBounds* bounds, const FreeMask* concave) {
+  return *pattern_lp_within(network, domain, objective, pattern, bounds, concave, Deadline());
+}
+
+std::optional<LinearModel> pattern_lp_within(const Network& network, const Domain& domain,
+                                             const Objective& objective, const ActivationPattern& pattern,
+                                             const NeuronBounds* bounds, const FreeMask* concave,
+                                             const Deadline& deadline) {
   if (concave != nullptr && bounds == nullptr) throw Error("pattern_lp: concave neurons need the bounds");
   // A neuron these bounds prove stable keeps its fixed state (and needs no row), even if the mask lists it.
   FreeMask free;
@@ -123,7 +155,9 @@ LinearModel pattern_lp(const Network& network, const Domain& domain, const Objec
       for (int j = 0; j < network.hidden_width(k); ++j)
         if (bounds->is_stable(k, j)) free[k][j] = 0;
   }
-  const RegionAffine region = compose_region(network, objective, pattern, concave != nullptr ? &free : nullptr);
+  const RegionAffine region =
+      compose_region(network, objective, pattern, concave != nullptr ? &free : nullptr, &deadline);
+  if (!region.complete) return std::nullopt;
   const int d = network.input_dim();
   const int dim = d + region.num_free;
   LinearModel model;
