@@ -44,12 +44,26 @@ def mpirun(ranks):
     return command
 
 
+def children(pid):
+    """The pids whose parent is `pid` (from /proc, so that no procps is needed)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                # The command name, in parentheses, may hold spaces: the parent pid follows its closing one.
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (ValueError, IndexError, OSError):
+            continue
+    return found
+
+
 def rank_pids(proc, ranks, timeout=60.0):
     """{rank: pid} of mpirun's children once every one of them handles SIGTERM (the run's stop handler)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end and proc.poll() is None:
         found = {}
-        for pid in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split():
+        for pid in children(proc.pid):
             try:
                 with open(f"/proc/{pid}/environ", "rb") as f:
                     env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
