@@ -182,6 +182,19 @@ class Mpi(unittest.TestCase):
                 self.assertEqual(result["status"], "feasible")
                 self.assertLess(result["ranks_finished"], 3)
 
+    def test_a_rank_that_fails_stops_the_others(self):
+        # Rank 1 cannot read its model; without a time limit rank 0 would wait for its tally for ever.
+        good = " ".join([BINARY, "solve", *MODEL, "--method", "sampling", "--samples", "100000000", "--threads", "1",
+                         "--json", self.path("failed.json")])
+        bad = f"{BINARY} solve {self.path('missing.onnx')} --method sampling --threads 1"
+        script = f'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then exec {bad}; else exec {good}; fi'
+        proc = subprocess.run(mpirun(2) + ["sh", "-c", script], capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(proc.returncode, 0)
+        with open(self.path("failed.json")) as f:
+            result = json.load(f)
+        self.assertEqual(result["stopped_by"], "interrupted")
+        self.assertEqual(result["ranks_finished"], 1)
+
     def test_bab_over_ranks_bounds_what_threads_find(self):
         # Each rank searches one slab of the box; the bound is the largest of the slabs', valid for the box.
         model = self.path("small.onnx")
