@@ -327,6 +327,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int code = run_command(argc, argv, clock, peers.get());
+  // A process that failed (its model unreadable on its machine, say) stops the others, whose lead would otherwise
+  // wait for its tally.
+  if (code != 0) g_stop.store(true);
   peers.reset();  // waits for the other processes
   // A MIP solver thread left behind at the time limit may still run: no static destructor may run under it.
   if (reluopt::abandoned_solver_threads() > 0) {
