@@ -11,7 +11,7 @@ for file in "$3" "$4"; do
     exit 1
   fi
 done
-if [ ! -x "$repo/build/reluopt" ]; then
+if [ ! -x "$reluopt_binary" ]; then
   echo "prepare_instance.sh: reluopt is not built (run vnncomp/install_tool.sh v1)" >&2
   exit 1
 fi

@@ -32,7 +32,7 @@ onnx_file=$(unpacked "$onnx") && vnnlib_file=$(unpacked "$vnnlib") || { echo err
 # Leave a second for reading the files and writing the result: the harness counts the whole script.
 limit=$(awk -v t="$timeout" 'BEGIN { l = t - 1; if (l < 0.5 * t) l = 0.5 * t; print l }')
 echo "reluopt verify, category '$category': $onnx_file $vnnlib_file, time limit $limit s"
-"$repo/build/reluopt" verify "$onnx_file" "$vnnlib_file" --time-limit "$limit" --result-file "$results"
+"$reluopt_binary" verify "$onnx_file" "$vnnlib_file" --time-limit "$limit" --result-file "$results"
 status=$?
 if [ $status -ne 0 ]; then
   echo error > "$results"

@@ -120,6 +120,8 @@ Value concat_op(const NodeContext& ctx, const Inputs& inputs) {
   return out;
 }
 
+constexpr std::int64_t kLargestStep = std::int64_t{1} << 62;
+
 // Slice: starts, ends, axes and steps as attributes (opsets 1-9) or inputs (10 on), clamped as numpy does.
 Value slice_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& data = input(ctx, inputs, 0);
@@ -148,9 +150,11 @@ Value slice_op(const NodeContext& ctx, const Inputs& inputs) {
       return steps[k] > 0 ? std::clamp<std::int64_t>(i, 0, n) : std::clamp<std::int64_t>(i, -1, n - 1);
     };
     first[d] = bound(starts[k]);
-    step[d] = steps[k];
+    // A step past +-2^62 takes the one element such a step takes, and keeps the count below within int64.
+    step[d] = std::clamp<std::int64_t>(steps[k], -kLargestStep, kLargestStep);
     const std::int64_t span = bound(ends[k]) - first[d];
-    shape[d] = span * steps[k] <= 0 ? 0 : (std::abs(span) + std::abs(steps[k]) - 1) / std::abs(steps[k]);
+    const bool empty = span == 0 || (span > 0) != (step[d] > 0);
+    shape[d] = empty ? 0 : (std::abs(span) + std::abs(step[d]) - 1) / std::abs(step[d]);
   }
   return select_elements(ctx, data, shape, [&](std::size_t d, std::int64_t i) { return first[d] + i * step[d]; },
                          0.0);

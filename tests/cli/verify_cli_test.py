@@ -103,21 +103,23 @@ class VerifyCli(unittest.TestCase):
 
     def test_vnncomp_scripts(self):
         scripts = os.path.join(REPO, "vnncomp")
+        # The scripts run the binary under test, not the default build directory's.
+        env = dict(os.environ, RELUOPT_BINARY=BINARY)
         onnx_gz, prop_gz = self.path("m.onnx.gz"), self.path("p.vnnlib.gz")
         for source, target in ((MODEL, onnx_gz), (SAT, prop_gz)):
             with open(source, "rb") as f, gzip.open(target, "wb") as g:
                 g.write(f.read())
         prepared = subprocess.run([os.path.join(scripts, "prepare_instance.sh"), "v1", "test", onnx_gz, prop_gz],
-                                  capture_output=True, text=True, timeout=60)
+                                  capture_output=True, text=True, timeout=60, env=env)
         self.assertEqual(prepared.returncode, 0, prepared.stderr)
         result = self.path("vnncomp.txt")
         run = subprocess.run([os.path.join(scripts, "run_instance.sh"), "v1", "test", self.path("m.onnx"),
-                              self.path("p.vnnlib"), result, "20"], capture_output=True, text=True, timeout=60)
+                              self.path("p.vnnlib"), result, "20"], capture_output=True, text=True, timeout=60, env=env)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(open(result).read().splitlines()[0], "sat")
         self.assertTrue(verify_check.check(MODEL, SAT, result)[0])
         wrong = subprocess.run([os.path.join(scripts, "run_instance.sh"), "v2", "test", MODEL, SAT, result, "5"],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=60, env=env)
         self.assertEqual(wrong.returncode, 1)
 
 

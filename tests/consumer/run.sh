@@ -7,6 +7,14 @@ source_dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > /dev/null
-cmake -S "$source_dir" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+# A sanitizer build's static library calls the sanitizer runtimes: its consumer is compiled and linked with the
+# same -fsanitize= list, as any program linking that library must be.
+sanitize=$(sed -n 's/^RELUOPT_SANITIZE:STRING=//p' "$build_dir/CMakeCache.txt")
+flags=()
+if [ -n "$sanitize" ]; then
+  flags=(-DCMAKE_CXX_FLAGS="-fsanitize=$sanitize" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=$sanitize")
+fi
+cmake -S "$source_dir" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
+  "${flags[@]}" > /dev/null
 cmake --build "$work/build" -j 2 > /dev/null
 "$work/build/consumer"

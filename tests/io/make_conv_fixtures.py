@@ -227,6 +227,18 @@ def pad_slice_cast_dropout():
     return net.conv(2, (2, 2)).relu().flatten().gemm(2)
 
 
+def slice_huge_steps():
+    """x [1,1,6,6] -> Slice with steps of 2^63 - 1 and -2^63 (one element each) -> Conv: the count of elements a
+    step past the axis takes stays within int64."""
+    net = Net([1, 1, 6, 6], 16)
+    net.node("Slice", [net.const(np.array([0, 5, 0], np.int64), "s"),
+                       net.const(np.array([2 ** 63 - 1, -2 ** 63, 2 ** 63 - 1], np.int64), "e"),
+                       net.const(np.array([2, 3, 1], np.int64), "a"),
+                       net.const(np.array([2 ** 63 - 1, -2 ** 63, 2 ** 62], np.int64), "st")],
+             lambda x: x[:, 0::2 ** 62, 0::2 ** 63 - 1, 5::-2 ** 63], [1, 1, 1, 1])
+    return net.conv(2, (1, 1)).relu().flatten().gemm(2)
+
+
 def refused_models():
     """Models the reader refuses, name -> (ModelProto, words its one-line error must hold)."""
     bad = {}
@@ -263,6 +275,7 @@ def main():
     expected = {}
     nets = good_models()
     nets["pad_slice_cast_dropout"] = pad_slice_cast_dropout()
+    nets["slice_huge_steps"] = slice_huge_steps()
     for name, net in nets.items():
         file = name + ".onnx"
         with open(os.path.join(OUT, file), "wb") as f:
