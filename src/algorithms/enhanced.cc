@@ -425,9 +425,11 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   LocalSearchCounters counters;
   const ImproverFactory factory = [&]() { return make_improver(problem, bounds, concave, options.enhanced, counters); };
   // The portfolio (docs/MATH.md §16): each sample first climbs by the gradient ascent, so that every region LP
-  // and local search starts from an ascended point. Without steps, Algorithm 2 as the paper writes it.
+  // and local search starts from an ascended point. Without steps, Algorithm 2 as the paper writes it; so too
+  // under the stopping rule, whose tail model needs the region values of uniform samples, not of ascended ones.
   GradientCounters ascent;
-  const MoverFactory movers = options.gradient.ascent_steps > 0 ? gradient_movers(problem, options, ascent) : MoverFactory{};
+  const bool ascend = options.gradient.ascent_steps > 0 && !options.sampling.stop_rule;
+  const MoverFactory movers = ascend ? gradient_movers(problem, options, ascent) : MoverFactory{};
   const double share = options.enhanced.mip_share;
   const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
   SolveResult result =

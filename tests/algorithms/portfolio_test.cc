@@ -39,6 +39,16 @@ TEST(Portfolio, WithoutStepsIsThePapersAlgorithm2) {
   EXPECT_GT(r.local_searches, 0);
 }
 
+// The stopping rule fits the tail of the uniform samples' region values, so under it the samples do not climb.
+TEST(Portfolio, StopRuleRunsWithoutTheAscent) {
+  SolveOptions options = portfolio(400, 1, 2);
+  options.sampling.stop_rule = StopRuleOptions{0.01, 0.05};
+  const Network net = testing::random_network(3, {10, 10}, 1, 8);
+  const SolveResult r = solve(net, Domain::unit_box(3), Objective::output(1), options);
+  EXPECT_EQ(r.gradient_steps, 0);
+  EXPECT_TRUE(r.stop_rule.has_value());
+}
+
 TEST(Portfolio, FindsTheTinyNetworkMaximumAndMinimum) {
   testing::expect_tiny_network_optima(portfolio(10, 1));
   testing::expect_tiny_network_optima(portfolio(10, 2));
