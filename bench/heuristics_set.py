@@ -154,7 +154,7 @@ def table(nets, rows, limit):
              "Value: the objective at the reported point (a forward pass), in the network's sense. In brackets:",
              "behind = (best - value) / |best| in the maximised sense, best of all six on that network (0: the best).",
              "ok: the default >= the best single method (enhanced, walk, gradient, sampling). Load: 1-minute load",
-             "average after the default's run.", "",
+             "average after the default's run. default vs old: (default - old) / |old| maximised (+: the default is better).", "",
              "| network | " + " | ".join(methods) + " | ok | default vs old | load |",
              "|---|" + "---:|" * len(methods) + "---|---:|---:|"]
     for s in summary:
@@ -184,10 +184,10 @@ def plot(nets, rows, limit, png, workdir):
     names = [n[0] for n in nets if any(r["network"] == n[0] and r["limit"] == limit for r in rows)]
     if not names:
         return
-    cols = 4
+    cols = min(4, len(names))
     nrows = (len(names) + cols - 1) // cols
     script = [f"set terminal pngcairo size {cols * 420},{nrows * 300} font ',8'", f"set output '{png}'",
-              f"set multiplot layout {nrows},{cols}", "set key bottom right font ',6'", "set xlabel 's'"]
+              f"set multiplot layout {nrows},{cols}", "set termoption noenhanced", "set key bottom right font ',6'", "set xlabel 's'"]
     for name in names:
         series = []
         for r in rows:
