@@ -65,7 +65,10 @@ Options of solve:
                        default [0,1]^d (for NNet files: the file's input bounds)
   --objective FILE     JSON {"sense": "max"|"min", "weights": [one per output], "constant": c};
                        default: maximize output 0
-  --method NAME        enhanced   Algorithm 2 of Perakis & Tsiourvas: sampling plus local search   [enhanced]
+  --method NAME        enhanced   the default portfolio: each sample climbs by the gradient ascent, then
+                                  Algorithm 2 of Perakis & Tsiourvas (its region's LP, local search), one
+                                  incumbent; with --time-limit the prover ends the run   [enhanced]
+                                  (--ascent-steps 0: Algorithm 2 as the paper writes it)
                        sampling   Algorithm 1: one LP per sampled region
                        mip        big-M MIP (Fischetti & Jo) on CBC, with a proven bound
                        mip-cuts   big-M plus Anderson et al. cuts
@@ -103,9 +106,9 @@ Options of solve:
                        bab: nodes of the search (0: no limit)                  [0]
   --input-split-dims D bab, 2+ hidden layers: split input coordinates only when d <= D   [10]
   --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
-  --ascent-steps N     gradient: steps (forward and backward passes) per sample   [100]
-  --perturbations N    gradient: restarts near the best point when an ascent is stuck   [3]
-  --perturbation-radius R  gradient: their radius, relative to each box width   [0.05]
+  --ascent-steps N     gradient, enhanced: steps (forward and backward passes) per sample   [100]
+  --perturbations N    gradient, enhanced: restarts near the best point when an ascent is stuck   [3]
+  --perturbation-radius R  gradient, enhanced: their radius, relative to each box width   [0.05]
   --walk-iterations N  walk: diversification rounds                            [10]
   --time-limit S       wall-clock limit in seconds from the command's start (loading the model counts);
                        whichever of N and S comes first ends the run

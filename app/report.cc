@@ -77,7 +77,7 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     out << "  concave     " << result.concave_neurons << " neurons free: no fixed state in an LP, no binary in a MIP\n";
   if (result.method == "enhanced")
     out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
-  if (result.method == "gradient")
+  if (result.method == "gradient" || result.gradient_steps > 0)
     out << "  gradient    " << result.gradient_steps << " steps, " << result.perturbations << " perturbations\n";
   if (result.method == "walk") out << "  walk        " << result.walks << " walks, " << result.lps << " LPs\n";
   if (result.stop_rule) out << stop_rule_text(*result.stop_rule);

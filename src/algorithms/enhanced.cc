@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "algorithms/bab.h"
+#include "algorithms/gradient.h"
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
@@ -423,10 +424,19 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   LocalSearchCounters counters;
   const ImproverFactory factory = [&]() { return make_improver(problem, bounds, concave, options.enhanced, counters); };
+  // The portfolio (docs/MATH.md §16): each sample first climbs by the gradient ascent, so that every region LP
+  // and local search starts from an ascended point. Without steps, Algorithm 2 as the paper writes it; so too
+  // under the stopping rule, whose tail model needs the region values of uniform samples, not of ascended ones.
+  GradientCounters ascent;
+  const bool ascend = options.gradient.ascent_steps > 0 && !options.sampling.stop_rule;
+  const MoverFactory movers = ascend ? gradient_movers(problem, options, ascent) : MoverFactory{};
   const double share = options.enhanced.mip_share;
   const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
-  SolveResult result = run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory);
+  SolveResult result =
+      run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory, movers);
   result.method = method_name(Method::kEnhanced);
+  result.gradient_steps = ascent.steps.load();
+  result.perturbations = ascent.perturbations.load();
   std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load()};
   if (control.peers != nullptr) {
     counts = control.peers->sum(counts, deadline);

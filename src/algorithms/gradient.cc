@@ -77,11 +77,6 @@ namespace {
 constexpr double kFirstStep = 0.1;
 constexpr double kStuck = 1e-6;
 
-struct GradientCounters {
-  std::atomic<long> steps{0};
-  std::atomic<long> perturbations{0};
-};
-
 // A point of the ascent with its value and its region's gradient.
 struct AscentPoint {
   Eigen::VectorXd x;
@@ -158,15 +153,18 @@ class GradientMover final : public SampleMover {
 
 }  // namespace
 
-SolveResult run_gradient(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control) {
-  GradientCounters counters;
+MoverFactory gradient_movers(const Problem& problem, const SolveOptions& options, GradientCounters& counters) {
   // The perturbations draw from streams of their own, so the samples are those of the sampling method.
-  const MoverFactory movers = [&](int thread) {
+  return [&problem, &options, &counters](int thread) {
     return std::make_unique<GradientMover>(problem, options.gradient,
                                            stream_seed(stream_seed(options.seed, thread), 1), counters);
   };
-  SolveResult result = run_sampling(problem, options, deadline, control, {}, movers);
+}
+
+SolveResult run_gradient(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                         const RunControl& control) {
+  GradientCounters counters;
+  SolveResult result = run_sampling(problem, options, deadline, control, {}, gradient_movers(problem, options, counters));
   result.method = method_name(Method::kGradient);
   result.gradient_steps = counters.steps.load();
   result.perturbations = counters.perturbations.load();

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <atomic>
+
 #include <Eigen/Dense>
 
+#include "algorithms/sampling.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
@@ -37,6 +40,17 @@ struct RegionGradient {
   Eigen::VectorXd gradient;  // d(sign * g)/dx
 };
 RegionGradient region_gradient(const Network& network, const Objective& objective, const Eigen::VectorXd& x);
+
+// The work of the gradient movers, summed over threads.
+struct GradientCounters {
+  std::atomic<long> steps{0};
+  std::atomic<long> perturbations{0};
+};
+
+// One gradient mover per thread (options.gradient, seeded from options.seed and the thread's index over all
+// processes): the ascent from each sample, for run_sampling's SampleMover hook. The factory keeps references to
+// its arguments.
+MoverFactory gradient_movers(const Problem& problem, const SolveOptions& options, GradientCounters& counters);
 
 // Projected gradient ascent with perturbations (docs/MATH.md §14): options.gradient's ascents from samples of
 // P, each followed by its region's LP, on the sampling driver (threads, incumbent, time limit, Ctrl-C).

@@ -101,7 +101,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, global_thread),
                         options.sampling.hit_and_run_thinning);
   const std::unique_ptr<RegionImprover> improver = make_improver ? make_improver() : nullptr;
-  const std::unique_ptr<SampleMover> mover = make_mover ? make_mover(thread) : nullptr;
+  const std::unique_ptr<SampleMover> mover = make_mover ? make_mover(global_thread) : nullptr;
   PatternValues own_patterns;  // with an improver: this thread's solved patterns
   const bool recording = options.sampling.record_values || options.sampling.stop_rule.has_value();
   std::vector<SampleRecord>& records = shared.records[thread];

@@ -31,7 +31,8 @@ class RegionImprover {
 using ImproverFactory = std::function<std::unique_ptr<RegionImprover>()>;
 
 // What the gradient method adds before a sample's region LP: it moves the sample to a better point of P, whose
-// region then gets the LP. One object per thread; the factory gets the thread's index.
+// region then gets the LP. One object per thread; the factory gets the thread's index over all
+// processes.
 class SampleMover {
  public:
   virtual ~SampleMover() = default;

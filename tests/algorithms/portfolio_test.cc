@@ -1,0 +1,120 @@
+// The default method (docs/MATH.md §16): Algorithm 2 whose samples first climb by the gradient ascent, with the
+// prover at the end of a timed run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "reluopt/solve.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+SolveOptions portfolio(long samples, int threads, std::uint64_t seed = 0) {
+  SolveOptions options;
+  options.sampling.samples = samples;
+  options.threads = threads;
+  options.seed = seed;
+  return options;
+}
+
+TEST(Portfolio, IsTheDefaultAndAscendsEverySample) {
+  const SolveOptions defaults;
+  EXPECT_EQ(defaults.method, Method::kEnhanced);
+  EXPECT_GT(defaults.gradient.ascent_steps, 0);
+  const Network net = testing::random_network(6, {20, 20}, 1, 8);
+  const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), portfolio(30, 1, 2));
+  EXPECT_EQ(r.method, "enhanced");
+  EXPECT_GT(r.gradient_steps, 0);
+  EXPECT_GT(r.local_searches, 0);
+  testing::expect_honest(net, Domain::unit_box(6), Objective::output(1), r);
+}
+
+TEST(Portfolio, WithoutStepsIsThePapersAlgorithm2) {
+  SolveOptions options = portfolio(30, 1, 2);
+  options.gradient.ascent_steps = 0;
+  const Network net = testing::random_network(6, {20, 20}, 1, 8);
+  const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), options);
+  EXPECT_EQ(r.gradient_steps, 0);
+  EXPECT_GT(r.local_searches, 0);
+}
+
+// The stopping rule fits the tail of the uniform samples' region values, so under it the samples do not climb.
+TEST(Portfolio, StopRuleRunsWithoutTheAscent) {
+  SolveOptions options = portfolio(400, 1, 2);
+  options.sampling.stop_rule = StopRuleOptions{0.01, 0.05};
+  const Network net = testing::random_network(3, {10, 10}, 1, 8);
+  const SolveResult r = solve(net, Domain::unit_box(3), Objective::output(1), options);
+  EXPECT_EQ(r.gradient_steps, 0);
+  EXPECT_TRUE(r.stop_rule.has_value());
+}
+
+TEST(Portfolio, FindsTheTinyNetworkMaximumAndMinimum) {
+  testing::expect_tiny_network_optima(portfolio(10, 1));
+  testing::expect_tiny_network_optima(portfolio(10, 2));
+}
+
+// One incumbent: on one thread the default solves every region the gradient method solves from the same
+// samples, and keeps the best point of both the ascents and the local searches.
+TEST(Portfolio, SharesOneIncumbentWithTheGradientAscent) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const Network net = testing::random_network(8, {30, 30}, 1, 40 + seed);
+    const Domain domain = seed == 2 ? testing::random_polytope(8, 6, seed) : Domain::unit_box(8);
+    SolveOptions alone = portfolio(25, 1, seed);
+    alone.method = Method::kGradient;
+    const SolveResult g = solve(net, domain, Objective::output(1), alone);
+    const SolveResult p = solve(net, domain, Objective::output(1), portfolio(25, 1, seed));
+    testing::expect_honest(net, domain, Objective::output(1), p);
+    EXPECT_GE(p.objective, g.objective - 1e-9 * std::max(1.0, std::abs(g.objective))) << seed;
+    EXPECT_EQ(p.gradient_steps, g.gradient_steps) << seed;
+  }
+}
+
+TEST(Portfolio, SameSeedAndThreadsGiveTheSameAnswer) {
+  const Network net = testing::random_network(8, {20, 20}, 1, 3);
+  Objective minimize = Objective::output(1);
+  minimize.sense = Sense::kMinimize;
+  for (int threads : {1, 2}) {
+    const SolveResult a = solve(net, Domain::unit_box(8), minimize, portfolio(40, threads, 9));
+    const SolveResult b = solve(net, Domain::unit_box(8), minimize, portfolio(40, threads, 9));
+    EXPECT_EQ(a.objective, b.objective);
+    EXPECT_EQ(a.x, b.x);
+    EXPECT_EQ(a.gradient_steps, b.gradient_steps);
+    EXPECT_EQ(a.local_searches, b.local_searches);
+  }
+}
+
+class PortfolioSmall : public testing::SmallProblemTest {};
+
+TEST_P(PortfolioSmall, FindsTheBruteForceOptimumHonestly) {
+  const SolveResult r = solve(net_, domain_, objective_, portfolio(200, 2, 1));
+  testing::expect_honest(net_, domain_, objective_, r);
+  const double best = testing::brute_force_max(net_, domain_, objective_);
+  EXPECT_NEAR(objective_.sign() * r.objective, best, 1e-6 * std::max(1.0, std::abs(best)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Small, PortfolioSmall,
+                         ::testing::Values(testing::SmallCase{2, {6}, 1, false, false, 1},
+                                           testing::SmallCase{3, {5, 4}, 2, true, false, 2},
+                                           testing::SmallCase{3, {4, 4}, 1, true, true, 3},
+                                           testing::SmallCase{4, {8}, 2, false, true, 4}),
+                         testing::small_case_name);
+
+// A timed default run still hands the last quarter to the prover, which closes the gap on a small network.
+TEST(Portfolio, TimedRunEndsWithTheProvenOptimum) {
+  const Network net = testing::random_network(3, {6, 5}, 1, 17);
+  const Domain domain = Domain::unit_box(3);
+  const double exact = testing::brute_force_max(net, domain, Objective::output(1));
+  RunControl control;
+  control.time_limit = 600.0;
+  const SolveResult r = solve(net, domain, Objective::output(1), portfolio(2000, 2, 5), control);
+  testing::expect_honest(net, domain, Objective::output(1), r);
+  ASSERT_TRUE(r.bound.has_value());
+  EXPECT_EQ(r.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(*r.bound, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+  EXPECT_NEAR(r.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
+  EXPECT_GT(r.gradient_steps, 0);
+}
+
+}  // namespace
+}  // namespace reluopt
