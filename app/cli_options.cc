@@ -1,6 +1,5 @@
 #include "cli_options.h"
 
-#include <charconv>
 #include <limits>
 
 #include "reluopt/error.h"
@@ -8,16 +7,6 @@
 namespace reluopt::cli {
 
 namespace {
-
-template <typename T>
-T parse_number(const std::string& flag, const std::string& text) {
-  T value{};
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || text.empty())
-    throw UsageError("invalid value '" + text + "' for " + flag);
-  return value;
-}
 
 // "EPS,DELTA"; their ranges are checked by validate_options.
 StopRuleOptions parse_stop_rule(const std::string& flag, const std::string& text) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <charconv>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -32,6 +34,23 @@ class FlagReader {
   std::string flag_;
   std::optional<std::string> inline_value_;
 };
+
+// The whole of `text` as a number of type T; anything else is a UsageError naming the flag.
+template <typename T>
+T parse_number(const std::string& flag, const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) throw UsageError("invalid value '" + text + "' for " + flag);
+  return value;
+}
+
+// A --time-limit value of a subcommand: finite seconds >= 0.
+inline double parse_time_limit(const std::string& flag, const std::string& text) {
+  const double seconds = parse_number<double>(flag, text);
+  if (!(seconds >= 0.0) || !std::isfinite(seconds)) throw UsageError(flag + " must be a finite number of seconds >= 0");
+  return seconds;
+}
 
 enum class Command { kHelp, kVersion, kSolve, kRelax };
 

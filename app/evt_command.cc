@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -93,14 +92,6 @@ class ProgressLine {
   double next_ = 0.0;
 };
 
-double parse_double(const std::string& flag, const std::string& text) {
-  double value = 0.0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) throw UsageError("invalid value '" + text + "' for " + flag);
-  return value;
-}
-
 EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
   EvtCommandOptions options;
   for (FlagReader reader(args, 0); reader.next();) {
@@ -114,20 +105,18 @@ EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
     } else if (flag == "--plot") {
       options.plot_file = value();
     } else if (flag == "--eps") {
-      options.eps = parse_double(flag, value());
+      options.eps = parse_number<double>(flag, value());
       if (!(*options.eps > 0.0) || !std::isfinite(*options.eps)) throw UsageError("--eps must be a finite number > 0");
     } else if (flag == "--delta") {
-      options.delta = parse_double(flag, value());
+      options.delta = parse_number<double>(flag, value());
       if (!(options.delta > 0.0 && options.delta < 1.0)) throw UsageError("--delta must lie strictly between 0 and 1");
     } else if (flag == "--time-limit") {
-      options.time_limit = parse_double(flag, value());
-      if (!(options.time_limit >= 0.0) || !std::isfinite(options.time_limit))
-        throw UsageError("--time-limit must be a finite number of seconds >= 0");
+      options.time_limit = parse_time_limit(flag, value());
     } else if (flag == "--quiet" || flag == "-q") {
       if (reader.has_inline_value()) throw UsageError(flag + " takes no value");
       options.quiet = true;
     } else if (flag == "--threads") {
-      const double threads = parse_double(flag, value());
+      const double threads = parse_number<double>(flag, value());
       if (!(threads >= 1.0 && threads <= 1024.0) || threads != std::floor(threads))
         throw UsageError("--threads must be a whole number from 1 to 1024");
       options.threads = static_cast<int>(threads);

@@ -1,7 +1,6 @@
 // reluopt verify: a VNN-LIB property of a network, answered as VNN-COMP expects (docs/VERIFY.md).
 #include "verify_command.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -32,31 +31,20 @@ struct VerifyCommandOptions {
   bool help = false;
 };
 
-template <typename T>
-T parse_value(const std::string& flag, const std::string& text) {
-  T value{};
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) throw UsageError("invalid value '" + text + "' for " + flag);
-  return value;
-}
-
 void take_flag(const std::string& flag, FlagReader& reader, VerifyCommandOptions& options) {
   auto value = [&] { return reader.value(); };
   if (flag == "--time-limit") {
-    options.time_limit = parse_value<double>(flag, value());
-    if (!(options.time_limit >= 0.0) || !std::isfinite(options.time_limit))
-      throw UsageError("--time-limit must be a finite number of seconds >= 0");
+    options.time_limit = parse_time_limit(flag, value());
   } else if (flag == "--result-file") {
     options.result_file = value();
   } else if (flag == "--json") {
     options.json_file = value();
   } else if (flag == "--threads") {
-    options.verify.threads = parse_value<int>(flag, value());
+    options.verify.threads = parse_number<int>(flag, value());
     if (options.verify.threads < 1 || options.verify.threads > 1024)
       throw UsageError("--threads must be a whole number from 1 to 1024");
   } else if (flag == "--seed") {
-    options.verify.seed = parse_value<std::uint64_t>(flag, value());
+    options.verify.seed = parse_number<std::uint64_t>(flag, value());
   } else if (flag == "--quiet" || flag == "-q") {
     if (reader.has_inline_value()) throw UsageError(flag + " takes no value");
     options.quiet = true;
