@@ -78,6 +78,12 @@ def sha256(path):
     return h.hexdigest()
 
 
+def binary_meta(binary):
+    """The metadata rows that name the reluopt binary a benchmark ran: its --version line and hash."""
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+    return dict(reluopt_version=version, reluopt_sha256=sha256(binary)[:16])
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import netgen  # noqa: E402
 from acceptance_common import make_meta, meta_table, RESULTS, write_json  # noqa: E402
-from bench_sampling import resolve_binary, sha256  # noqa: E402
+from bench_sampling import binary_meta, resolve_binary  # noqa: E402
 
 NETWORKS = [("20_1x100", 20, [100], 1), ("10_2x500", 10, [500] * 2, 2), ("100_3x500", 100, [500] * 3, 3),
             ("1000_3x100", 1000, [100] * 3, 4)]
@@ -99,8 +99,7 @@ def main():
     os.makedirs(a.workdir, exist_ok=True)
     a.reluopt = resolve_binary(a.reluopt)
     meta = make_meta("gradient_throughput.py", sys.argv[1:])
-    meta.update(reluopt_version=subprocess.run([a.reluopt, "--version"], capture_output=True, text=True).stdout.strip(),
-                reluopt_sha256=sha256(a.reluopt)[:16], numpy=np.__version__)
+    meta.update(**binary_meta(a.reluopt), numpy=np.__version__)
     rows = []
     for name, d, hidden, seed in NETWORKS:
         layers = netgen.make_network(d, hidden, seed)

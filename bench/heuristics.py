@@ -19,8 +19,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import netgen  # noqa: E402
 from acceptance_common import make_meta, meta_table, RESULTS, write_json  # noqa: E402
-from bench_sampling import resolve_binary, sha256  # noqa: E402
+from bench_sampling import binary_meta, resolve_binary  # noqa: E402
 
 NETWORKS = [("20_1x100", 20, [100], 1), ("10_2x500", 10, [500] * 2, 2), ("100_3x500", 100, [500] * 3, 3),
             ("1000_3x100", 1000, [100] * 3, 4)]
@@ -28,14 +29,6 @@ NETWORKS = [("20_1x100", 20, [100], 1), ("10_2x500", 10, [500] * 2, 2), ("100_3x
 UNBOUNDED = ["--samples", "1000000000"]
 METHODS = {"gradient": UNBOUNDED, "walk": UNBOUNDED + ["--walk-iterations", "1000000000"], "sampling": UNBOUNDED,
            "enhanced": UNBOUNDED + ["--mip-share", "0"]}
-
-
-def make_model(workdir, name, d, hidden, seed):
-    path = os.path.join(workdir, name + ".onnx")
-    if not os.path.exists(path):
-        subprocess.run([sys.executable, os.path.join(HERE, "netgen.py"), "--d", str(d), "--hidden", *map(str, hidden),
-                        "--seed", str(seed), "-o", path], check=True, stdout=subprocess.DEVNULL)
-    return path
 
 
 def solve(reluopt, path, method, limit, out):
@@ -84,11 +77,10 @@ def main():
     os.makedirs(a.workdir, exist_ok=True)
     a.reluopt = resolve_binary(a.reluopt)
     meta = make_meta("heuristics.py", sys.argv[1:])
-    meta.update(reluopt_version=subprocess.run([a.reluopt, "--version"], capture_output=True, text=True).stdout.strip(),
-                reluopt_sha256=sha256(a.reluopt)[:16])
+    meta.update(**binary_meta(a.reluopt))
     rows = []
     for name, d, hidden, seed in NETWORKS:
-        path = make_model(a.workdir, name, d, hidden, seed)
+        path = netgen.cached_onnx(a.workdir, name, d, hidden, seed)
         for method in METHODS:
             row = solve(a.reluopt, path, method, a.time_limit, os.path.join(a.workdir, f"{name}_{method}.json"))
             row["network"] = name

@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import acceptance_common as ac  # noqa: E402
 import netgen  # noqa: E402
-from bench_sampling import resolve_binary, sha256  # noqa: E402
+from bench_sampling import binary_meta, resolve_binary  # noqa: E402
 
 MODELS = os.path.join(HERE, "models")
 UNBOUNDED = ["--samples", "1000000000"]
@@ -48,13 +48,6 @@ METHOD_NAME = {"default": "enhanced", "old_default": "enhanced", "enhanced": "en
 SINGLE = ["enhanced", "walk", "gradient", "sampling"]
 
 
-def netgen_model(workdir, name, d, hidden, seed):
-    path = os.path.join(workdir, name + ".onnx")
-    if not os.path.exists(path):
-        netgen.write_onnx(netgen.make_network(d, hidden, seed), path)
-    return path
-
-
 def box(d):
     return dict(lower=[0.0] * d, upper=[1.0] * d)
 
@@ -68,14 +61,14 @@ def network_set(workdir):
     nets = []
     for d, layers in [(10, 1), (50, 2), (200, 1), (500, 2)]:
         name = f"grid_{d}_{layers}x100"
-        path = netgen_model(workdir, name, d, [100] * layers, 10000 * layers + d)
+        path = netgen.cached_onnx(workdir, name, d, [100] * layers, 10000 * layers + d)
         nets.append((name, path, box(d), objective(1, "max"), f"paper grid, seed {10000 * layers + d}"))
     for d, hidden, seed in [(10, [500] * 2, 1), (10, [500] * 2, 2), (10, [100] * 3, 1), (100, [500], 1),
                             (100, [500] * 3, 1), (1000, [100] * 3, 1), (1000, [100] * 3, 2)]:
         name = f"walk_{d}_{len(hidden)}x{hidden[0]}_s{seed}"
-        path = netgen_model(workdir, name, d, hidden, seed)
+        path = netgen.cached_onnx(workdir, name, d, hidden, seed)
         nets.append((name, path, box(d), objective(1, "max"), f"Xavier seed {seed}"))
-    path = netgen_model(workdir, "poly_20_2x100", 20, [100] * 2, 5)
+    path = netgen.cached_onnx(workdir, "poly_20_2x100", 20, [100] * 2, 5)
     nets.append(("poly_20_2x100", path, ac.polyhedral_domain(20, 10, 6), objective(1, "min"),
                  "Xavier seed 5, 10 half-spaces, min"))
     # The images' ball (acceptance_common.digits_instance) needs sklearn's data set; the whole pixel box needs nothing.
@@ -215,8 +208,7 @@ def main():
     os.makedirs(a.workdir, exist_ok=True)
     a.reluopt = resolve_binary(a.reluopt)
     meta = ac.make_meta("heuristics_set.py", sys.argv[1:])
-    meta.update(reluopt_version=subprocess.run([a.reluopt, "--version"], capture_output=True, text=True).stdout.strip(),
-                reluopt_sha256=sha256(a.reluopt)[:16])
+    meta.update(**binary_meta(a.reluopt))
     nets = [n for n in network_set(a.workdir) if a.only is None or n[0] in a.only]
     out_json = os.path.join(ac.RESULTS, a.out + ".json")
     rows = []

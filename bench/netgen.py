@@ -27,6 +27,7 @@ CLI:  /usr/bin/python3 bench/netgen.py --d 100 --hidden 100 100 --seed 7 -o net.
 """
 import argparse
 import math
+import os
 import sys
 
 import numpy as np
@@ -104,6 +105,14 @@ def write_onnx(layers, path, producer="reluopt-bench-netgen"):
     model.ir_version = 7  # what opset 13 was released with; readable by older runtimes too
     onnx.checker.check_model(model)
     onnx.save(model, path)
+    return path
+
+
+def cached_onnx(workdir, name, d, hidden, seed):
+    """workdir/name.onnx holding make_network(d, hidden, seed), written only when it is not there yet."""
+    path = os.path.join(workdir, name + ".onnx")
+    if not os.path.exists(path):
+        write_onnx(make_network(d, hidden, seed), path)
     return path
 
 
