@@ -21,7 +21,7 @@ namespace reluopt {
 
 namespace {
 
-enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4, kSum = 5, kCheckpoint = 6, kDecision = 7 };
+enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4, kSum = 5, kCheckpoint = 6, kDecision = 7, kWork = 8 };
 
 // How long the lead waits for the other processes' tallies once the run's deadline has passed or a stop came:
 // they stop at their own deadline (started within milliseconds of the lead's) or on the relayed stop.
@@ -102,6 +102,8 @@ class MpiPeers : public Peers {
   RunTally finish(const RunTally& local, const Deadline& deadline) override;
   std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) override;
   int finished() const override;
+  void send(int destination, std::vector<double> data) override;
+  std::vector<Message> received() override;
   void end() override;
   double communication_seconds() const override { return busy_seconds_.load() + wait_seconds_.load(); }
 
@@ -135,6 +137,7 @@ class MpiPeers : public Peers {
   std::map<int, std::vector<long>> sums_;  // the lead's: each process's part of sum()
   std::map<int, std::pair<long, Values>> checkpoints_;  // the lead's: each process's checkpoint and values
   std::map<long, bool> decisions_;                      // the others': the lead's decision at each checkpoint
+  std::vector<Message> work_;                           // bab's work-sharing messages not yet taken
   double sent_value_ = -std::numeric_limits<double>::infinity();
   std::thread thread_;  // last: starts once every member above exists
 };
@@ -261,6 +264,21 @@ bool MpiPeers::decide(long n, bool go_on, const Deadline& deadline) {
   return decisions_.at(n);
 }
 
+void MpiPeers::send(int destination, std::vector<double> data) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (destination == rank_)
+    work_.push_back({rank_, std::move(data)});
+  else
+    outbox_.push_back({destination, kWork, std::move(data)});
+}
+
+std::vector<Peers::Message> MpiPeers::received() {
+  std::vector<Message> messages;
+  std::lock_guard<std::mutex> lock(mutex_);
+  messages.swap(work_);
+  return messages;
+}
+
 int MpiPeers::finished() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return 1 + int(finals_.size());
@@ -328,6 +346,8 @@ void MpiPeers::receive(int source, int tag, std::vector<double> data) {
     Values values;
     for (std::size_t at = 1; at + 1 < data.size(); at += 2) values.emplace_back(long(data[at]), data[at + 1]);
     checkpoints_[source] = {long(data[0]), std::move(values)};
+  } else if (tag == kWork) {
+    work_.push_back({source, std::move(data)});
   } else if (tag == kDecision && data.size() == 2) {
     decisions_[long(data[0])] = data[1] != 0.0;
   }
