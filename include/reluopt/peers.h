@@ -57,6 +57,10 @@ class Peers {
   // After finish(): on the lead, `local` summed entry by entry with what every process sent by `deadline`;
   // elsewhere, `local` (sent to the lead).
   virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;
+  // A view of the same processes whose messages never meet this one's or another channel's: two runs at once
+  // over the processes (verify's search and prover) each take one. Every process must use the same id for the
+  // same run; channel 0 is the peers start_mpi_peers returned, and ids wrap at a few thousand.
+  virtual Peers& channel(int id) = 0;
   // Waits until every other process gets here too, then ends the connection; nothing else is called after.
   virtual void end() = 0;
   // The messages of bab's work sharing (algorithms/bab_share.h), opaque here: send() queues one for a process

@@ -650,6 +650,8 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
       control.on_progress(progress);
     }
   }
+  // The lead's end (its time limit, a stop, or its caller's stop as in verify) ends every process's search.
+  if (global && !sharing->over()) sharing->end();
   frontier.hold(false);
   for (std::thread& worker : workers) worker.join();
 
