@@ -5,7 +5,8 @@ A run that ends on its sample count finds what the threaded run with K T threads
 counts and sample values, and the stop rule's decisions); a bound is never below a value found; a time limit holds; a stop on any rank ends
 every rank; a rank killed with SIGKILL ends the run (mpirun stops the others, rank 0 reports what it has) well
 within the time limit; bab over ranks (open nodes handed between them) proves the threaded run's optimum, a grid's
-within the Lipschitz slack, and a killed rank ends it within the time limit. Signals are sent once
+within the Lipschitz slack, and a killed rank ends it within the time limit; verify over 2 ranks answers as one
+process does. Signals are sent once
 every rank is inside the run, never after a fixed sleep.
 
 Usage: mpi_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_test import write_gemm_onnx, xavier_layers  # noqa: E402
 
 BINARY = sys.argv[1]
+FIXTURES = sys.argv[2]
 EXAMPLES = sys.argv[3]
 MODEL = [os.path.join(EXAMPLES, "xavier_10_50_50.onnx"), "--domain", os.path.join(EXAMPLES, "budget_domain.json")]
 # What mpirun's start and the processes' exit may add to a run's wall time (under AddressSanitizer the leak check
@@ -52,6 +54,18 @@ def grid_maximum(layers, points):
             x = np.maximum(x, 0.0)
     lipschitz = np.prod([np.linalg.norm(weights, 2) for weights, _ in layers])
     return float(x.max()), float(lipschitz * 0.5 * np.sqrt(d) / (points - 1))
+
+
+def write_two_box_property(path, threshold, first, second):
+    """A VNN-LIB property of cls5 (5 inputs, 3 outputs): Y_1 >= threshold on two boxes that split x_0."""
+    def box(low, high):
+        rows = [f"(>= X_0 {low}) (<= X_0 {high})"] + [f"(>= X_{i} 0.0) (<= X_{i} 1.0)" for i in range(1, 5)]
+        return "(and " + " ".join(rows) + ")"
+    lines = [f"(declare-const X_{i} Real)" for i in range(5)] + [f"(declare-const Y_{i} Real)" for i in range(3)]
+    lines += [f"(assert (or {box(*first)} {box(*second)}))", f"(assert (>= Y_1 {threshold}))"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
 
 
 def mpirun(ranks):
@@ -257,6 +271,26 @@ class Mpi(unittest.TestCase):
 
     def test_a_killed_rank_ends_bab_within_the_time_limit(self):
         self.kill_rank_1(15.0, self.path("bab_killed.json"), "--method", "bab")
+
+    def test_verify_over_ranks_answers_as_one_process(self):
+        # Each case's search and prover run over both ranks; the lead's answer is one process's on the fixtures
+        # and on two-box properties of cls5 whose first box needs branching (unsat: output 1 peaks at 30.739 on
+        # the first half of x_0, 29.214 on the second) or is unsat before a sat second box.
+        vnnlib = os.path.join(FIXTURES, "vnnlib")
+        properties = {name: os.path.join(vnnlib, f"cls5_{name}.vnnlib") for name in ("sat", "unsat")}
+        properties["two_unsat"] = write_two_box_property(self.path("two_unsat.vnnlib"), 30.8, (0.0, 0.5), (0.5, 1.0))
+        properties["two_sat"] = write_two_box_property(self.path("two_sat.vnnlib"), 30.0, (0.5, 1.0), (0.0, 0.5))
+        for name, prop in properties.items():
+            with self.subTest(property=name):
+                answers = []
+                for prefix, threads in (([], "2"), (mpirun(2), "1")):
+                    proc = subprocess.run(prefix + [BINARY, "verify", os.path.join(vnnlib, "cls5.onnx"), prop,
+                                                    "--time-limit", "20", "--threads", threads, "--quiet"],
+                                          capture_output=True, text=True, timeout=120)
+                    self.assertEqual(proc.returncode, 0, proc.stderr)
+                    answers.append(proc.stdout.splitlines()[0])
+                self.assertEqual(answers[0], answers[1])
+                self.assertEqual(answers[0], "unsat" if "unsat" in name else "sat")
 
     def test_mip_methods_run_on_rank_0(self):
         result, _ = self.solve(mpirun(2), "mip", "--method", "mip", "--time-limit", "5")
