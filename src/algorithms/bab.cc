@@ -90,7 +90,7 @@ class Frontier {
   bool pop(Node& node, const std::function<bool()>& stop) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      if (stop()) return false;
+      if (stop() || closed_) return false;
       if (!open_.empty()) break;
       if (running_.empty() && !hold_) return false;
       ready_.wait_for(lock, std::chrono::milliseconds(20));
@@ -128,9 +128,14 @@ class Frontier {
   }
 
   // Over several processes the queue refills from the others: while held, pop() waits on an empty frontier.
-  void hold(bool on) {
+  void hold() {
     std::lock_guard<std::mutex> lock(mutex_);
-    hold_ = on;
+    hold_ = true;
+  }
+  // The driver's end of the search (over every process, the lead's word): pop() returns no more nodes.
+  void close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
     ready_.notify_all();
   }
   // Up to `count` open nodes out of the queue as batch `id` for another process: every other one of the 2 count
@@ -163,6 +168,7 @@ class Frontier {
   std::multiset<double> running_;
   double pruned_ = -kInfinity;
   bool hold_ = false;
+  bool closed_ = false;
   std::map<long, double> sent_;  // batches given to another process and not yet confirmed: their largest bound
 };
 
@@ -571,7 +577,7 @@ bool gather(const Problem& problem, Peers& peers, WorkSharing& sharing, const Fr
   result.lps = all.lps;
   if (!peers.lead()) return false;
   for (const Eigen::VectorXd& x : all.best_points) incumbent.offer(evaluate_point(problem, x));
-  for (const auto& [rank, bound] : all.values) sharing.final_state(static_cast<int>(rank), bound, 0, 0);
+  for (const auto& [rank, bound] : all.values) sharing.final_bound(static_cast<int>(rank), bound);
   return sharing.complete() && !sharing.stuck() && result.ranks_finished == peers.size();
 }
 
@@ -600,7 +606,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   // Over several processes the frontier waits for nodes from the others until the lead sees the search over.
   std::optional<WorkSharing> sharing;
   if (peers != nullptr) {
-    frontier.hold(true);
+    frontier.hold();
     sharing.emplace(*peers, sharing_hooks(problem, frontier, search, nodes));
     sharing->round();
   }
@@ -652,7 +658,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   }
   // The lead's end (its time limit, a stop, or its caller's stop as in verify) ends every process's search.
   if (global && !sharing->over()) sharing->end();
-  frontier.hold(false);
+  frontier.close();
   for (std::thread& worker : workers) worker.join();
 
   result.nodes = nodes.load();

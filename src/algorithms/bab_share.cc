@@ -130,11 +130,4 @@ long WorkSharing::lps() const {
   return sum;
 }
 
-void WorkSharing::final_state(int rank, double bound, long nodes, long lps) {
-  FrontierState& state = states_[rank];
-  state.bound = bound;
-  state.nodes = nodes;
-  state.lps = lps;
-}
-
 }  // namespace reluopt

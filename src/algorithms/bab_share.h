@@ -51,8 +51,8 @@ class WorkSharing {
   bool stuck() const;
   long nodes() const;
   long lps() const;
-  // On the lead after the run: process `rank`'s state at its end (its tally), which supersedes its last post.
-  void final_state(int rank, double bound, long nodes, long lps);
+  // On the lead after the run: process `rank`'s bound at its end (from its tally), which supersedes its last post.
+  void final_bound(int rank, double bound) { states_[rank].bound = bound; }
 
  private:
   void read(const Peers::Message& message);
