@@ -14,7 +14,7 @@ configuration proves the same optimum.
 Writes bench/results/mpi_bab.json and the section "Branch and bound over ranks" of bench/results/mpi.md (the
 rest of that file is bench/mpi_scaling.py's).
 
-    /usr/bin/python3 bench/mpi_bab.py [--reluopt build/reluopt] [--rounds 3]
+    /usr/bin/python3 bench/mpi_bab.py [--reluopt build/reluopt] [--rounds 3] [--rewrite]
 """
 import argparse
 import datetime
@@ -53,6 +53,7 @@ def measure(binary, name, model, limit, rounds, tmp):
             "time_to_proof": statistics.median(proven) if proven else None,
             "wall": statistics.median(row["wall"] for row in runs),
             "nodes_per_cpu_second": statistics.median(row["nodes"] / row["cpu"] for row in runs),
+            "cpus": statistics.median(row["cpu"] / row["wall"] for row in runs),
             "communication_share": statistics.median(row.get("communication_seconds", 0.0) / row["seconds"]
                                                      for row in runs),
             "runs": [{k: row.get(k) for k in ("nodes", "lps", "seconds", "wall", "cpu", "objective", "bound",
@@ -73,16 +74,17 @@ def section(results):
              "node counts differ.", "",
              "Nodes per CPU second divide by the CPU time of every process of the command (mpirun's included), "
              "from getrusage of the children: on a machine shared with other jobs the scheduler decides how much CPU "
-             "each configuration gets per wall second, and this column compares the work itself.", "",
-             "| network | config | nodes/s | ratio to 1x1 | nodes | time to proof | wall | nodes per CPU s | "
-             "communication |", "|---|---|---|---|---|---|---|---|---|"]
+             "each configuration gets per wall second (CPUs: CPU seconds per wall second), and nodes per CPU second "
+             "compare the work itself.", "",
+             "| network | config | nodes/s | ratio to 1x1 | nodes | time to proof | wall | CPUs | nodes per CPU s | "
+             "communication |", "|---|---|---|---|---|---|---|---|---|---|"]
     for net in results["networks"]:
         base = net["configs"]["1x1"]["nodes_per_second"]
         for key, row in net["configs"].items():
             proof = f"{row['time_to_proof']:.2f} s ({row['proofs']})" if row["time_to_proof"] is not None else "none"
             lines.append(f"| {net['name']} | {key} | {row['nodes_per_second']:.0f} | "
                          f"{row['nodes_per_second'] / base:.2f} | {row['nodes']:.0f} | {proof} | {row['wall']:.2f} | "
-                         f"{row['nodes_per_cpu_second']:.0f} | {100 * row['communication_share']:.2f}% |")
+                         f"{row['cpus']:.2f} | {row['nodes_per_cpu_second']:.0f} | {100 * row['communication_share']:.2f}% |")
     return "\n".join(lines) + "\n"
 
 
@@ -100,7 +102,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reluopt", default=os.path.join(REPO, "build", "reluopt"))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rewrite", action="store_true", help="write mpi.md again from mpi_bab.json, no runs")
     args = parser.parse_args()
+    out = os.path.join(HERE, "results")
+    if args.rewrite:
+        results = json.load(open(os.path.join(out, "mpi_bab.json")))
+        for net in results["networks"]:
+            for row in net["configs"].values():
+                row["cpus"] = statistics.median(run["cpu"] / run["wall"] for run in row["runs"])
+                row["nodes_per_cpu_second"] = statistics.median(run["nodes"] / run["cpu"] for run in row["runs"])
+        return write(results, os.path.join(out, "mpi.md"), os.path.join(out, "mpi_bab.json"))
     results = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
                "command": "bench/mpi_bab.py " + " ".join(sys.argv[1:]),
                "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
@@ -116,7 +127,6 @@ def main():
             configs = measure(args.reluopt, name.split()[0], model, limit, args.rounds, tmp)
             results["networks"].append({"name": name, "time_limit": limit, "configs": configs})
     results["load_after"] = round(os.getloadavg()[0], 1)
-    out = os.path.join(HERE, "results")
     write(results, os.path.join(out, "mpi.md"), os.path.join(out, "mpi_bab.json"))
     print(section(results))
 

@@ -581,6 +581,17 @@ bool gather(const Problem& problem, Peers& peers, WorkSharing& sharing, const Fr
   return sharing.complete() && !sharing.stuck() && result.ranks_finished == peers.size();
 }
 
+// The progress line's numbers, in the user's sense.
+Progress progress(const Deadline& deadline, long lps, long nodes, const Incumbent& incumbent, double sign, double bound) {
+  Progress progress;
+  progress.seconds = deadline.elapsed();
+  progress.lps = lps;
+  progress.nodes = nodes;
+  if (const std::optional<double> best = incumbent.best_value()) progress.incumbent = sign * *best;
+  if (std::isfinite(bound)) progress.bound = sign * bound;
+  return progress;
+}
+
 Node root_node(const Problem& problem, const Deadline& deadline) {
   Node root;
   root.lo = problem.domain.lower;
@@ -647,13 +658,8 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
     const double bound = record_bound(false);
     if (control.on_progress && std::chrono::steady_clock::now() >= next_progress) {
       next_progress += std::chrono::milliseconds(static_cast<long>(1000 * control.progress_interval));
-      Progress progress;
-      progress.seconds = deadline.elapsed();
-      progress.lps = global ? sharing->lps() : search.lps();
-      progress.nodes = global ? sharing->nodes() : nodes.load();
-      if (const std::optional<double> best = incumbent.best_value()) progress.incumbent = sign * *best;
-      if (std::isfinite(bound)) progress.bound = sign * bound;
-      control.on_progress(progress);
+      control.on_progress(progress(deadline, global ? sharing->lps() : search.lps(),
+                                   global ? sharing->nodes() : nodes.load(), incumbent, sign, bound));
     }
   }
   // The lead's end (its time limit, a stop, or its caller's stop as in verify) ends every process's search.
