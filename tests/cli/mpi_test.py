@@ -270,7 +270,15 @@ class Mpi(unittest.TestCase):
         self.assert_bab_over_ranks(xavier_layers([8, 30, 30, 1], seed=3), "bab_mid", (2, 3))
 
     def test_a_killed_rank_ends_bab_within_the_time_limit(self):
-        self.kill_rank_1(15.0, self.path("bab_killed.json"), "--method", "bab")
+        # Rank 0 still reports a bound: the lost rank's last posted one covers every node it held.
+        json_file = self.path("bab_killed.json")
+        self.kill_rank_1(15.0, json_file, "--method", "bab")
+        if os.path.exists(json_file):
+            with open(json_file) as f:
+                result = json.load(f)
+            if result["status"] != "no_solution":
+                self.assertLess(result["ranks_finished"], 3)
+                self.assertGreaterEqual(result["bound"], result["objective"])
 
     def test_verify_over_ranks_answers_as_one_process(self):
         # Each case's search and prover run over both ranks; the lead's answer is one process's on the fixtures
