@@ -206,11 +206,11 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   return 0;
 }
 
-// Under mpirun, sampling, enhanced, gradient and bab runs are shared by every process; walk and the MIP methods
-// run on the lead alone, and the other processes wait for it.
+// Under mpirun, sampling, enhanced, gradient, walk and bab runs are shared by every process; the MIP methods run
+// on the lead alone, and the other processes wait for it.
 bool shared_method(reluopt::Method method) {
   return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced ||
-         method == reluopt::Method::kBab || method == reluopt::Method::kGradient;
+         method == reluopt::Method::kBab || method == reluopt::Method::kGradient || method == reluopt::Method::kWalk;
 }
 
 int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock, reluopt::Peers* peers) {

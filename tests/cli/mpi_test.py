@@ -152,6 +152,16 @@ class Mpi(unittest.TestCase):
             with self.subTest(ranks=ranks):
                 self.assert_same_run("enhanced", ranks, 1, 60)
 
+    def test_walk_over_ranks_walks_as_threads_walk(self):
+        # Round i goes to global thread i mod K T as over threads, so the walks are the threaded run's; which
+        # regions a walk meets first depends on timing (the set of solved regions is per rank), so the point can
+        # differ.
+        threaded, _ = self.solve([], "walk_threads", "--method", "walk", "--seed", "5", "--threads", "2")
+        spread, _ = self.solve(mpirun(2), "walk_ranks", "--method", "walk", "--seed", "5", "--threads", "1")
+        self.assertEqual(spread["walks"], threaded["walks"])
+        self.assertEqual(spread["ranks_finished"], 2)
+        self.assertEqual(spread["status"], threaded["status"])
+
     def test_gradient_over_ranks_finds_what_threads_find(self):
         # The ascents' steps and perturbations are summed over the ranks.
         self.assert_same_run("gradient", 2, 1, 60)
