@@ -13,7 +13,8 @@
 //   - else on the unstable ReLU whose upper line adds the most to the propagated bound (max(Lambda_j, 0) t_j).
 // Once every unstable neuron that is not concave is split, the node LP is the fixed-pattern LP of §2 (the
 // concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
-// closes: the search is complete. The global bound is the largest bound of an open, running or pruned node.
+// closes: the search is complete. The global bound is the largest bound of an open, running or pruned node (over
+// several processes, or one sent to another process and not yet confirmed there: bab_share.h).
 #include "algorithms/bab.h"
 
 #include <algorithm>
