@@ -59,7 +59,8 @@ class Peers {
   virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;
   // A view of the same processes whose messages never meet this one's or another channel's: two runs at once
   // over the processes (verify's search and prover) each take one. Every process must use the same id for the
-  // same run; channel 0 is the peers start_mpi_peers returned, and ids wrap at a few thousand.
+  // same run; channel 0 is the peers start_mpi_peers returned. Ids wrap at the MPI library's tag limit over 16
+  // (2047 at the least MPI allows, over 10^8 with Open MPI), where a channel's old messages would meet new ones.
   virtual Peers& channel(int id) = 0;
   // Waits until every other process gets here too, then ends the connection; nothing else is called after.
   virtual void end() = 0;

@@ -23,10 +23,9 @@ namespace reluopt {
 namespace {
 
 enum Tag : int { kBest = 1, kStop = 2, kCounts = 3, kFinal = 4, kSum = 5, kCheckpoint = 6, kDecision = 7, kWork = 8 };
-// A message's tag is its kind plus kChannelStride times its channel; channel ids wrap at kChannels, which keeps
-// every tag below 32767, the least MPI_TAG_UB that MPI allows.
+// A message's tag is its kind plus kChannelStride times its channel; channel ids wrap where the tag would pass
+// the library's MPI_TAG_UB (at least 32767: 2047 channels; Open MPI's and MPICH's allow millions).
 constexpr int kChannelStride = 16;
-constexpr int kChannels = 2047;
 
 // How long the lead waits for the other processes' tallies once the run's deadline has passed or a stop came:
 // they stop at their own deadline (started within milliseconds of the lead's) or on the relayed stop.
@@ -97,8 +96,8 @@ class MpiChannel;
 // (a message's tag is its kind plus kChannelStride times its channel).
 class MpiLink {
  public:
-  MpiLink(MPI_Comm comm, int rank, int size, int lead_cores, std::atomic<bool>& stop)
-      : comm_(comm), rank_(rank), size_(size), lead_cores_(lead_cores), stop_(stop) {}
+  MpiLink(MPI_Comm comm, int rank, int size, int lead_cores, int channels, std::atomic<bool>& stop)
+      : comm_(comm), rank_(rank), size_(size), lead_cores_(lead_cores), channels_count_(channels), stop_(stop) {}
   void start(MpiChannel& first) {
     channels_[0] = &first;
     thread_ = std::thread([this] { loop(); });
@@ -112,6 +111,7 @@ class MpiLink {
   const int rank_;
   const int size_;
   const int lead_cores_;
+  const int channels_count_;  // channel ids wrap here
   mutable std::mutex mutex_;  // guards outbox_, channels_ and every channel's messages
 
  private:
@@ -188,7 +188,7 @@ class MpiPeers : public MpiChannel {
 };
 
 MpiChannel& MpiLink::channel(int id) {
-  id %= kChannels;
+  id %= channels_count_;
   std::lock_guard<std::mutex> lock(mutex_);
   MpiChannel*& channel = channels_[id];
   if (channel == nullptr) channel = (views_[id] = std::make_unique<MpiChannel>(*this, id)).get();
@@ -454,7 +454,11 @@ std::unique_ptr<Peers> start_mpi_peers(std::atomic<bool>& stop) {
   MPI_Bcast(&cores, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  return std::make_unique<MpiPeers>(std::make_unique<MpiLink>(comm, rank, size, cores, stop));
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, MPI_TAG_UB, &tag_ub, &found);
+  const int channels = std::max(1, (found && tag_ub != nullptr ? *tag_ub : 32767) / kChannelStride);
+  return std::make_unique<MpiPeers>(std::make_unique<MpiLink>(comm, rank, size, cores, channels, stop));
 }
 
 int agreed_threads(const Peers& peers, int requested) {
