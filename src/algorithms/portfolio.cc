@@ -32,13 +32,15 @@ class BudgetedImprover final : public RegionImprover {
 
   std::optional<EvaluatedPoint> improve(const EvaluatedPoint& start, double thread_best,
                                         const Deadline& deadline) override {
-    // Pacing: the ascents and region LPs catch up before the next search, unless the start is the thread's
-    // best point, whose neighbourhood is the most likely to hold a better one.
-    if (start.value < thread_best && spent_ > share_ * seconds_since(start_)) return std::nullopt;
+    // The thread's best point gets its search whole: its neighbourhood is the most likely to hold a better
+    // point, and a search that keeps improving it is worth more than fresh samples (100 -> 3x500: from 0.981
+    // to 1.020 in 7 s of moves). Other starts wait while the ascents and region LPs catch up.
+    const bool best = start.value >= thread_best;
+    if (!best && spent_ > share_ * seconds_since(start_)) return std::nullopt;
     const double left = share_ * run_seconds_ - spent_;
-    if (left <= 0.0) return std::nullopt;
+    if (!best && left <= 0.0) return std::nullopt;
     const Clock::time_point begin = Clock::now();
-    std::optional<EvaluatedPoint> better = inner_->improve(start, thread_best, deadline.limited(left));
+    std::optional<EvaluatedPoint> better = inner_->improve(start, thread_best, best ? deadline : deadline.limited(left));
     spent_ += seconds_since(begin);
     return better;
   }
@@ -49,6 +51,38 @@ class BudgetedImprover final : public RegionImprover {
   double run_seconds_;
   Clock::time_point start_;
   double spent_ = 0.0;
+};
+
+// Skips the region LP of a moved point that cannot reach the thread's best region optimum by the largest gain a region LP has
+// shown over its moved point on this thread so far (times kGainSlack); the first kLearnLps regions all get
+// theirs. Where a region LP costs ten ascents (100 -> 1x500: 25 ms against 3 ms), most ascents end far below
+// the best and the thread climbs from several times as many samples.
+class HopefulRegionsMover final : public SampleMover {
+ public:
+  static constexpr long kLearnLps = 10;
+  static constexpr double kGainSlack = 2.0;
+
+  explicit HopefulRegionsMover(std::unique_ptr<SampleMover> inner) : inner_(std::move(inner)) {}
+
+  EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline& deadline) override {
+    return inner_->move(sample, deadline);
+  }
+  // The reference is the best region optimum, not the thread's best: local searches lift the latter above
+  // what any one region gives, and would starve the region LPs that feed them.
+  bool wants_region_lp(const EvaluatedPoint& moved, double /*thread_best*/) override {
+    return solved_ < kLearnLps || moved.value + kGainSlack * max_gain_ >= best_optimum_;
+  }
+  void region_solved(const EvaluatedPoint& moved, const EvaluatedPoint& optimum) override {
+    ++solved_;
+    max_gain_ = std::max(max_gain_, optimum.value - moved.value);
+    best_optimum_ = std::max(best_optimum_, optimum.value);
+  }
+
+ private:
+  std::unique_ptr<SampleMover> inner_;
+  long solved_ = 0;
+  double max_gain_ = 0.0;
+  double best_optimum_ = -kInfinity;
 };
 
 // What the walk's thread hands back: the walk's result and, when its local search improved the walk's best
@@ -116,13 +150,20 @@ ImproverFactory budgeted_improvers(ImproverFactory inner, double share, const De
   };
 }
 
+MoverFactory hopeful_regions(MoverFactory inner) {
+  return [inner = std::move(inner)](int thread) -> std::unique_ptr<SampleMover> {
+    return std::make_unique<HopefulRegionsMover>(inner(thread));
+  };
+}
+
 SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                                  const RunControl& control, const ImproverFactory& improver,
                                  const MoverFactory& movers) {
   const bool timed = std::isfinite(deadline.remaining());
   const ImproverFactory searcher = timed ? budgeted_improvers(improver, kLocalSearchShare, deadline) : improver;
+  const MoverFactory climbers = timed ? hopeful_regions(movers) : movers;
   const PortfolioSplit split = portfolio_split(problem, options, deadline, control);
-  if (split.walk_threads == 0) return run_sampling(problem, options, deadline, control, searcher, movers);
+  if (split.walk_threads == 0) return run_sampling(problem, options, deadline, control, searcher, climbers);
   // The walk stops with Algorithm 2: at the deadline, at the caller's stop request, or when the samples run out.
   std::atomic<bool> stop{false};
   const Deadline phase(deadline.remaining(), &stop);
@@ -131,7 +172,7 @@ SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& opt
                      split.walk_threads, std::ref(walk));
   SolveOptions search_options = options;
   search_options.threads = split.search_threads;
-  SolveResult result = run_sampling(problem, search_options, deadline, control, searcher, movers);
+  SolveResult result = run_sampling(problem, search_options, deadline, control, searcher, climbers);
   stop.store(true);
   walker.join();
   result.threads = split.walk_threads + split.search_threads;

@@ -167,7 +167,8 @@ class CountingImprover final : public RegionImprover {
   int& calls_;
 };
 
-// A budget of nothing skips every local search; a budget of the whole run lets the first one through.
+// A budget of nothing skips every local search below the thread's best; a budget of the whole run lets the
+// first one through.
 TEST(Portfolio, BudgetedLocalSearchSkipsSearchesOverItsShare) {
   int calls = 0;
   const ImproverFactory inner = [&calls]() { return std::make_unique<CountingImprover>(calls); };
@@ -175,11 +176,13 @@ TEST(Portfolio, BudgetedLocalSearchSkipsSearchesOverItsShare) {
   EvaluatedPoint start;
   start.x = Eigen::VectorXd::Zero(2);
   std::unique_ptr<RegionImprover> none = budgeted_improvers(inner, 0.0, timed)();
-  for (int i = 0; i < 3; ++i) EXPECT_FALSE(none->improve(start, 0.0, timed).has_value());
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(none->improve(start, 1.0, timed).has_value());
   EXPECT_EQ(calls, 0);
-  std::unique_ptr<RegionImprover> all = budgeted_improvers(inner, 1.0, timed)();
-  EXPECT_FALSE(all->improve(start, 0.0, timed).has_value());
+  EXPECT_FALSE(none->improve(start, 0.0, timed).has_value());  // the thread's best: searched all the same
   EXPECT_EQ(calls, 1);
+  std::unique_ptr<RegionImprover> all = budgeted_improvers(inner, 1.0, timed)();
+  EXPECT_FALSE(all->improve(start, 1.0, timed).has_value());
+  EXPECT_EQ(calls, 2);
 }
 
 }  // namespace
