@@ -170,7 +170,7 @@ def table(nets, rows, limit):
               "| method | geometric mean |", "|---|---:|"]
     for m in methods:
         xs = [1.0 + behind(s["best_all"], s["group"][m]["value"], s["sign"]) for s in summary if m in s["group"]]
-        lines.append(f"| {m} | {geomean(xs):.4f} |")
+        lines.append(f"| {m} | {geomean(xs):.4f} |" if xs else f"| {m} | not run |")
     return lines + [""]
 
 

@@ -185,5 +185,39 @@ TEST(Portfolio, BudgetedLocalSearchSkipsSearchesOverItsShare) {
   EXPECT_EQ(calls, 2);
 }
 
+// Moves nothing: the sample's value is its first coordinate.
+class StillMover final : public SampleMover {
+ public:
+  EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline&) override {
+    EvaluatedPoint point;
+    point.x = sample;
+    point.value = sample[0];
+    return point;
+  }
+};
+
+EvaluatedPoint valued(double value) {
+  EvaluatedPoint point;
+  point.x = Eigen::VectorXd::Constant(1, value);
+  point.value = value;
+  return point;
+}
+
+// Ten LPs first; then a region gets its LP when its moved point is within twice the largest gain seen of the
+// best region optimum, whatever the thread's best point.
+TEST(Portfolio, HopelessRegionsSkipTheirLp) {
+  const MoverFactory still = [](int) { return std::make_unique<StillMover>(); };
+  std::unique_ptr<SampleMover> mover = hopeful_regions(still)(0);
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_TRUE(mover->wants_region_lp(valued(-100.0), 0.0)) << i;
+    mover->region_solved(valued(0.5), valued(0.6));
+  }
+  EXPECT_TRUE(mover->wants_region_lp(valued(-100.0), 0.0));
+  mover->region_solved(valued(0.9), valued(1.0));  // gain 0.1, best optimum 1.0
+  EXPECT_FALSE(mover->wants_region_lp(valued(0.79), 5.0));
+  EXPECT_TRUE(mover->wants_region_lp(valued(0.81), 5.0));
+  EXPECT_EQ(mover->move(Eigen::VectorXd::Constant(1, 0.3), Deadline()).value, 0.3);
+}
+
 }  // namespace
 }  // namespace reluopt
