@@ -154,7 +154,9 @@ def table(nets, rows, limit):
         cells = []
         for m in methods:
             r = s["group"].get(m)
-            cells.append("fail" if r is None else f"{r['value']:.6g} ({behind(s['best_all'], r['value'], s['sign']):.3f})")
+            ran = any(x["network"] == s["network"] and x["limit"] == limit and x["method"] == m for x in rows)
+            cells.append(("fail" if ran else "not run") if r is None else
+                         f"{r['value']:.6g} ({behind(s['best_all'], r['value'], s['sign']):.3f})")
         vs = "" if s["vs_old"] is None else f"{-s['vs_old']:+.4f}"
         lines.append(f"| {s['network']} | " + " | ".join(cells) +
                      f" | {'yes' if s['default_ok'] else 'NO'} | {vs} | {s['group']['default']['load']:.1f} |")
@@ -168,7 +170,7 @@ def table(nets, rows, limit):
               "| method | geometric mean |", "|---|---:|"]
     for m in methods:
         xs = [1.0 + behind(s["best_all"], s["group"][m]["value"], s["sign"]) for s in summary if m in s["group"]]
-        lines.append(f"| {m} | {geomean(xs):.4f} |")
+        lines.append(f"| {m} | {geomean(xs):.4f} |" if xs else f"| {m} | not run |")
     return lines + [""]
 
 
@@ -202,6 +204,8 @@ def main():
     ap.add_argument("--time-limits", type=float, nargs="+", default=[10.0, 60.0])
     ap.add_argument("--long", nargs="*", default=None, help="networks of the passes after the first (default: all)")
     ap.add_argument("--only", nargs="*", default=None, help="networks of every pass (default: all)")
+    ap.add_argument("--long-methods", nargs="*", default=None,
+                    help="methods of the passes after the first (default: all six)")
     ap.add_argument("--workdir", default="/tmp/reluopt_heuristics_set")
     ap.add_argument("--out", default="heuristics_set")
     a = ap.parse_args()
@@ -217,6 +221,8 @@ def main():
             if i > 0 and a.long is not None and net[0] not in a.long:
                 continue
             for method in METHODS:
+                if i > 0 and a.long_methods is not None and method not in a.long_methods:
+                    continue
                 row = solve(a.reluopt, net, method, limit, a.workdir)
                 row.update(network=net[0], limit=limit)
                 rows.append(row)

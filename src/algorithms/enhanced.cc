@@ -10,6 +10,7 @@
 #include "algorithms/bab.h"
 #include "algorithms/gradient.h"
 #include "algorithms/mip.h"
+#include "algorithms/portfolio.h"
 #include "algorithms/sampling.h"
 #include "reluopt/error.h"
 #include "reluopt/neighbourhood_mip.h"
@@ -432,8 +433,9 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   const MoverFactory movers = ascend ? gradient_movers(problem, options, ascent) : MoverFactory{};
   const double share = options.enhanced.mip_share;
   const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
-  SolveResult result =
-      run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory, movers);
+  const Deadline search = prove_at_end ? deadline.share(1.0 - share) : deadline;
+  SolveResult result = ascend ? run_portfolio_search(problem, options, search, control, factory, movers)
+                              : run_sampling(problem, options, search, control, factory, movers);
   result.method = method_name(Method::kEnhanced);
   std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load(),
                               ascent.steps.load(), ascent.perturbations.load()};

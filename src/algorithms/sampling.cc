@@ -107,6 +107,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   std::vector<SampleRecord>& records = shared.records[thread];
   const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   double thread_best = -kInfinity;
+  EvaluatedPoint moved;  // the mover's point of the current sample
   auto offer = [&](EvaluatedPoint point) {
     thread_best = std::max(thread_best, point.value);
     shared.incumbent.offer(std::move(point));
@@ -122,6 +123,8 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     const std::size_t hash = pattern.hash();
     if (recording) records.push_back({hash, std::numeric_limits<double>::quiet_NaN()});
     const double sample_value = sampled.value;
+    const bool wants_lp = !mover || mover->wants_region_lp(sampled, thread_best);
+    if (mover) moved = sampled;
     offer(std::move(sampled));
     const bool first = improver ? own_patterns.emplace(hash, std::numeric_limits<double>::quiet_NaN()).second
                                 : shared.first_visit(hash);
@@ -136,6 +139,10 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       else shared.set_value(hash, value);
       if (recording) records.back().value = value;
     };
+    if (!wants_lp) {
+      record_value(sample_value);
+      continue;
+    }
     const std::optional<LinearModel> model = pattern_lp_within(problem.network, problem.domain, problem.objective,
                                                                pattern, &problem.interval, concave, deadline);
     if (!model) continue;  // the deadline expired: the loop ends
@@ -150,6 +157,7 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     }
     const Eigen::Map<const Eigen::VectorXd> lp_x(solution.values.data(), problem.network.input_dim());
     EvaluatedPoint optimum = evaluate_point(problem, lp_x);
+    if (mover) mover->region_solved(moved, optimum);
     double value = optimum.value;
     offer(optimum);
     if (improver) {

@@ -38,6 +38,11 @@ class SampleMover {
   virtual ~SampleMover() = default;
   // `sample` lies in P. Returns a forward-evaluated point of P at least as good as the sample.
   virtual EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline& deadline) = 0;
+  // Whether the region of the moved point deserves its LP, given the thread's best value (maximized sense);
+  // a region without its LP keeps the moved point's value. By default every region gets it.
+  virtual bool wants_region_lp(const EvaluatedPoint& /*moved*/, double /*thread_best*/) { return true; }
+  // The LP optimum of the moved point's region, when one was solved.
+  virtual void region_solved(const EvaluatedPoint& /*moved*/, const EvaluatedPoint& /*optimum*/) {}
 };
 using MoverFactory = std::function<std::unique_ptr<SampleMover>(int thread)>;
 

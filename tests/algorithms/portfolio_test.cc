@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "algorithms/portfolio.h"
+
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -114,6 +116,107 @@ TEST(Portfolio, TimedRunEndsWithTheProvenOptimum) {
   EXPECT_NEAR(*r.bound, exact, 1e-6 * std::max(1.0, std::abs(exact)));
   EXPECT_NEAR(r.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
   EXPECT_GT(r.gradient_steps, 0);
+}
+
+// The split rule (docs/MATH.md §17): one walking thread only in a timed run on wide inputs with two threads or more.
+TEST(Portfolio, WalksBesideTheAscentOnlyInTimedRunsOnWideInputs) {
+  const Network wide = testing::random_network(kPortfolioWalkInputs, {4}, 1, 5);
+  const Network narrow = testing::random_network(kPortfolioWalkInputs - 1, {4}, 1, 5);
+  const Problem wide_problem = make_problem(wide, Domain::unit_box(kPortfolioWalkInputs), Objective::output(1));
+  const Problem narrow_problem =
+      make_problem(narrow, Domain::unit_box(kPortfolioWalkInputs - 1), Objective::output(1));
+  const Deadline timed(60.0, nullptr), untimed;
+  for (int threads : {1, 2, 3}) {
+    const SolveOptions options = portfolio(10, threads);
+    const PortfolioSplit split = portfolio_split(wide_problem, options, timed, RunControl{});
+    EXPECT_EQ(split.walk_threads, threads >= 2 ? 1 : 0) << threads;
+    EXPECT_EQ(split.walk_threads + split.search_threads, threads) << threads;
+    EXPECT_EQ(portfolio_split(wide_problem, options, untimed, RunControl{}).walk_threads, 0) << threads;
+    EXPECT_EQ(portfolio_split(narrow_problem, options, timed, RunControl{}).walk_threads, 0) << threads;
+  }
+}
+
+// A timed run on wide inputs: the walk's points join the ascended samples' in one result, which stays honest,
+// and the prover still closes the gap on a network this small.
+TEST(Portfolio, WideTimedRunKeepsTheWalksPointsAndProves) {
+  const int d = kPortfolioWalkInputs;
+  const Network net = testing::random_network(d, {5}, 1, 11);
+  const Domain domain = Domain::unit_box(d);
+  RunControl control;
+  control.time_limit = 3.0;
+  const SolveResult r = solve(net, domain, Objective::output(1), portfolio(1000000000, 2, 4), control);
+  testing::expect_honest(net, domain, Objective::output(1), r);
+  EXPECT_EQ(r.threads, 2);
+  EXPECT_GT(r.walks, 0);
+  EXPECT_GT(r.gradient_steps, 0);
+  ASSERT_TRUE(r.bound.has_value());
+  EXPECT_EQ(r.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(r.objective, *r.bound, 1e-6 * std::max(1.0, std::abs(*r.bound)));
+}
+
+// Counts its calls and never improves.
+class CountingImprover final : public RegionImprover {
+ public:
+  explicit CountingImprover(int& calls) : calls_(calls) {}
+  std::optional<EvaluatedPoint> improve(const EvaluatedPoint&, double, const Deadline&) override {
+    ++calls_;
+    return std::nullopt;
+  }
+
+ private:
+  int& calls_;
+};
+
+// A budget of nothing skips every local search below the thread's best; a budget of the whole run lets the
+// first one through.
+TEST(Portfolio, BudgetedLocalSearchSkipsSearchesOverItsShare) {
+  int calls = 0;
+  const ImproverFactory inner = [&calls]() { return std::make_unique<CountingImprover>(calls); };
+  const Deadline timed(60.0, nullptr);
+  EvaluatedPoint start;
+  start.x = Eigen::VectorXd::Zero(2);
+  std::unique_ptr<RegionImprover> none = budgeted_improvers(inner, 0.0, timed)();
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(none->improve(start, 1.0, timed).has_value());
+  EXPECT_EQ(calls, 0);
+  EXPECT_FALSE(none->improve(start, 0.0, timed).has_value());  // the thread's best: searched all the same
+  EXPECT_EQ(calls, 1);
+  std::unique_ptr<RegionImprover> all = budgeted_improvers(inner, 1.0, timed)();
+  EXPECT_FALSE(all->improve(start, 1.0, timed).has_value());
+  EXPECT_EQ(calls, 2);
+}
+
+// Moves nothing: the sample's value is its first coordinate.
+class StillMover final : public SampleMover {
+ public:
+  EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline&) override {
+    EvaluatedPoint point;
+    point.x = sample;
+    point.value = sample[0];
+    return point;
+  }
+};
+
+EvaluatedPoint valued(double value) {
+  EvaluatedPoint point;
+  point.x = Eigen::VectorXd::Constant(1, value);
+  point.value = value;
+  return point;
+}
+
+// Ten LPs first; then a region gets its LP when its moved point is within twice the largest gain seen of the
+// best region optimum, whatever the thread's best point.
+TEST(Portfolio, HopelessRegionsSkipTheirLp) {
+  const MoverFactory still = [](int) { return std::make_unique<StillMover>(); };
+  std::unique_ptr<SampleMover> mover = hopeful_regions(still)(0);
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_TRUE(mover->wants_region_lp(valued(-100.0), 0.0)) << i;
+    mover->region_solved(valued(0.5), valued(0.6));
+  }
+  EXPECT_TRUE(mover->wants_region_lp(valued(-100.0), 0.0));
+  mover->region_solved(valued(0.9), valued(1.0));  // gain 0.1, best optimum 1.0
+  EXPECT_FALSE(mover->wants_region_lp(valued(0.79), 5.0));
+  EXPECT_TRUE(mover->wants_region_lp(valued(0.81), 5.0));
+  EXPECT_EQ(mover->move(Eigen::VectorXd::Constant(1, 0.3), Deadline()).value, 0.3);
 }
 
 }  // namespace
