@@ -25,6 +25,7 @@
 #include <mutex>
 #include <queue>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "algorithms/incumbent.h"
@@ -36,6 +37,7 @@
 #include "reluopt/mip_formulation.h"
 #include "reluopt/pattern_lp.h"
 #include "reluopt/solve.h"
+#include "solver/carry_basis.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {
@@ -69,6 +71,7 @@ struct Node {
   Eigen::VectorXd lo, hi;
   SplitState splits;
   std::shared_ptr<const NeuronBounds> prior;  // the parent's neuron bounds, valid on this node (may be null)
+  std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
 };
 
 struct ByBound {
@@ -218,8 +221,10 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     if (!input_split) {
-      bound = std::min(bound, node_lp(node, prop.bounds, lp));
+      std::shared_ptr<const KeyedBasis> basis;
+      bound = std::min(bound, node_lp(node, prop.bounds, lp, basis));
       if (close_or_keep(bound)) return;
+      if (basis) node.basis = std::move(basis);
     }
     node.bound = bound;
     if (free.empty() || input_split) return split_input(std::move(node), prop);
@@ -248,25 +253,34 @@ class Search {
   }
 
   // The node's LP relaxation, strengthened by up to kCutRounds rounds of Anderson cuts: its safe bound,
-  // +infinity when the LP gives none.
-  double node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
+  // +infinity when the LP gives none. Each LP starts from the previous one's optimal basis (the parent's for the
+  // first round, the previous round's with the new cuts' slacks basic for the others); `last` gets the last
+  // optimal basis, for the children.
+  double node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp, std::shared_ptr<const KeyedBasis>& last) {
     Domain box = problem_.domain;
     box.lower = node.lo;
     box.upper = node.hi;
     MipFormulation f = big_m_formulation(problem_.network, box, problem_.objective, bounds, options_.relax_concave);
     add_inactive_split_rows(f, node.splits);
+    LpBasis start = node.basis ? carry_basis(*node.basis, f.model) : LpBasis{};
     double bound = kInfinity;
     for (int round = 0;; ++round) {
       ++lps_;
-      const LpSolution s = lp.solve(f.model, std::max(deadline_.remaining(), 0.0));
-      if (s.status == LpStatus::kInfeasible)
-        return std::min(bound, infeasible_lp_bound(f.model, lp, std::max(deadline_.remaining(), 0.0)));
+      const double seconds = std::max(deadline_.remaining(), 0.0);
+      LpSolution s = start.empty() ? lp.solve(f.model, seconds) : lp.solve_from(f.model, start, seconds);
+      if (s.status == LpStatus::kInfeasible) return std::min(bound, infeasible_lp_bound(f.model, lp, seconds));
       if (s.status != LpStatus::kOptimal) return bound;
       Eigen::VectorXd x(static_cast<Eigen::Index>(f.input.size()));
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
       bound = std::min(bound, s.bound);
-      if (round >= kCutRounds || closes(bound) || !add_anderson_cuts(f, s.values)) return bound;
+      const bool more = round < kCutRounds && !closes(bound) && add_anderson_cuts(f, s.values);
+      if (!more) {
+        last = std::make_shared<const KeyedBasis>(keyed_basis(f.model, std::move(s.basis)));
+        return bound;
+      }
+      start = std::move(s.basis);
+      start.rows.resize(static_cast<std::size_t>(f.model.num_rows()), BasisStatus::kBasic);
     }
   }
 
@@ -279,7 +293,7 @@ class Search {
       for (std::size_t i = 0; i < cut.index.size(); ++i)
         scale += std::abs(cut.value[i]) * std::max(std::abs(f.model.col_lower()[cut.index[i]]),
                                                    std::abs(f.model.col_upper()[cut.index[i]]));
-      f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale);
+      f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale, "cut");
     }
     return !found.empty();
   }
@@ -294,7 +308,8 @@ class Search {
         std::vector<double> w(inputs.size());
         for (std::size_t i = 0; i < inputs.size(); ++i)
           w[i] = layer.weights(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
-        f.model.add_row(inputs, w, -kInfinity, -layer.bias[static_cast<Eigen::Index>(j)]);
+        f.model.add_row(inputs, w, -kInfinity, -layer.bias[static_cast<Eigen::Index>(j)],
+                        "split" + std::to_string(k) + "_" + std::to_string(j));
       }
     }
   }

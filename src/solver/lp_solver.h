@@ -23,7 +23,7 @@ namespace reluopt {
 //                faster than warm starts at d = 100, 50x at d = 1000).
 enum class LpStart { kWarmPrimal, kSlackDual };
 
-// solve(): one LP, from scratch (LpSolution::bound is safe).
+// solve(): one LP, from scratch (LpSolution::bound is safe); solve_from(): the same from a given basis.
 // load() + maximize(): many LPs over one polyhedron that differ only in the objective (bound tightening: max
 // and min of every pre-activation). The model stays loaded, so a solve costs no reload and can start from the
 // previous basis (LpStart).
@@ -32,6 +32,11 @@ class LpSolver {
   virtual ~LpSolver() = default;
 
   virtual LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity) = 0;
+  // solve() by the dual simplex from `start`, a basis of `model` (one status per column and per row), e.g. a
+  // related LP's optimal basis mapped onto this model's columns and rows. A basis of the wrong size, or one the
+  // simplex cannot finish from, gives a fresh solve instead: the answer and its bound are solve()'s either way.
+  virtual LpSolution solve_from(const LinearModel& model, const LpBasis& start,
+                                double time_limit_seconds = kInfinity) = 0;
 
   // A stop request (Ctrl-C; may be null) that every later solve looks at after each simplex iteration: a solve
   // it stops ends without an optimum. The flag must outlive the solver.
