@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "algorithms/incumbent.h"
 #include "algorithms/mip.h"
@@ -60,11 +61,22 @@ constexpr int kStrongInputCandidates = 3;
 constexpr double kMinInputProgress = 0.2;
 
 // Rounds of Anderson cuts (Anderson et al., Math. Prog. 2020; MATH.md §5) at each node LP: the LP is solved
-// again with the cuts its optimum violates. On the 20 -> 100 -> 1 grid network (seed 10797, bab, 40 s, 2
-// threads): bound 2.35 without cuts (at 2000 nodes), 2.08 with 1 round, 2.07 with 3, 2.17 with 6 (load 7); at
-// load 3.5, 1.890 and 1.913 with 1 round, 1.863 and 1.879 with 2, 1.926 with 3. With 2 rounds the 10 -> 100 -> 1
-// network is proven in 1021 nodes instead of 1325; the deep network's box 07 needs the same 18237 nodes.
-constexpr int kCutRounds = 2;
+// again with the cuts its optimum violates. The cuts tight at a node's last LP go to its children, whose LPs
+// start with them (KeptCut). On the 20 -> 100 -> 1 grid network (seed 10797, bab, 15 s, 1 thread, load 3): bound
+// 2.32 without rounds, 1.90-1.97 with 1 round, 2.00 with 2, 2.03 with 4; at 1000 nodes, keeping the tight cuts
+// gives 2.024 against 2.089 without (in 13.7 s against 12.4 s).
+constexpr int kCutRounds = 1;
+
+// A cut of an ancestor's node LP over the keys (solver/carry_basis.h) of its columns. It holds for every
+// descendant, whose MIP points are the ancestor's that meet more splits on a smaller box, in the same columns
+// with the same meaning; a descendant whose model lacks one of its columns (a neuron made stable loses its
+// binary) drops it.
+struct KeptCut {
+  std::string name;
+  std::vector<std::size_t> col_keys;
+  std::vector<double> value;
+  double lower = -kInfinity, upper = kInfinity;
+};
 
 struct Node {
   double bound = kInfinity;  // the parent's bound: valid for this node
@@ -72,6 +84,15 @@ struct Node {
   SplitState splits;
   std::shared_ptr<const NeuronBounds> prior;  // the parent's neuron bounds, valid on this node (may be null)
   std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
+  std::shared_ptr<const std::vector<KeptCut>> cuts;  // the cuts tight at it (may be null)
+};
+
+// A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
+// for the children (null when no LP was optimal).
+struct NodeLp {
+  double bound = kInfinity;
+  std::shared_ptr<const KeyedBasis> basis;
+  std::shared_ptr<const std::vector<KeptCut>> cuts;
 };
 
 struct ByBound {
@@ -221,10 +242,13 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     if (!input_split) {
-      std::shared_ptr<const KeyedBasis> basis;
-      bound = std::min(bound, node_lp(node, prop.bounds, lp, basis));
+      NodeLp relaxation = node_lp(node, prop.bounds, lp);
+      bound = std::min(bound, relaxation.bound);
       if (close_or_keep(bound)) return;
-      if (basis) node.basis = std::move(basis);
+      if (relaxation.basis) {
+        node.basis = std::move(relaxation.basis);
+        node.cuts = std::move(relaxation.cuts);
+      }
     }
     node.bound = bound;
     if (free.empty() || input_split) return split_input(std::move(node), prop);
@@ -252,48 +276,85 @@ class Search {
     return true;
   }
 
-  // The node's LP relaxation, strengthened by up to kCutRounds rounds of Anderson cuts: its safe bound,
-  // +infinity when the LP gives none. Each LP starts from the previous one's optimal basis (the parent's for the
-  // first round, the previous round's with the new cuts' slacks basic for the others); `last` gets the last
-  // optimal basis, for the children.
-  double node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp, std::shared_ptr<const KeyedBasis>& last) {
+  // The node's LP relaxation with the cuts its parent kept, strengthened by up to kCutRounds rounds of Anderson
+  // cuts. Each LP starts from the previous one's optimal basis (the parent's for the first round, the previous
+  // round's with the new cuts' slacks basic for the others).
+  NodeLp node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
     Domain box = problem_.domain;
     box.lower = node.lo;
     box.upper = node.hi;
     MipFormulation f = big_m_formulation(problem_.network, box, problem_.objective, bounds, options_.relax_concave);
     add_inactive_split_rows(f, node.splits);
+    if (node.cuts) add_kept_cuts(f.model, *node.cuts);
     LpBasis start = node.basis ? carry_basis(*node.basis, f.model) : LpBasis{};
-    double bound = kInfinity;
+    NodeLp result;
     for (int round = 0;; ++round) {
       ++lps_;
       const double seconds = std::max(deadline_.remaining(), 0.0);
       LpSolution s = start.empty() ? lp.solve(f.model, seconds) : lp.solve_from(f.model, start, seconds);
-      if (s.status == LpStatus::kInfeasible) return std::min(bound, infeasible_lp_bound(f.model, lp, seconds));
-      if (s.status != LpStatus::kOptimal) return bound;
+      if (s.status == LpStatus::kInfeasible) {
+        result.bound = std::min(result.bound, infeasible_lp_bound(f.model, lp, seconds));
+        return result;
+      }
+      if (s.status != LpStatus::kOptimal) return result;
       Eigen::VectorXd x(static_cast<Eigen::Index>(f.input.size()));
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
-      bound = std::min(bound, s.bound);
-      const bool more = round < kCutRounds && !closes(bound) && add_anderson_cuts(f, s.values);
+      result.bound = std::min(result.bound, s.bound);
+      const bool more = round < kCutRounds && !closes(result.bound) && add_anderson_cuts(f, s.values);
       if (!more) {
-        last = std::make_shared<const KeyedBasis>(keyed_basis(f.model, std::move(s.basis)));
-        return bound;
+        result.basis = std::make_shared<const KeyedBasis>(keyed_basis(f.model, std::move(s.basis)));
+        result.cuts = tight_cuts(f.model, *result.basis);
+        return result;
       }
       start = std::move(s.basis);
       start.rows.resize(static_cast<std::size_t>(f.model.num_rows()), BasisStatus::kBasic);
     }
   }
 
+  static bool is_cut(const LinearModel& model, int row) { return model.row_name(row).compare(0, 3, "cut") == 0; }
+
+  // The cut rows of `model` that are tight (slack nonbasic) in `at`, over their columns' keys.
+  static std::shared_ptr<const std::vector<KeptCut>> tight_cuts(const LinearModel& model, const KeyedBasis& at) {
+    auto cuts = std::make_shared<std::vector<KeptCut>>();
+    for (int r = 0; r < model.num_rows(); ++r) {
+      if (at.basis.rows[r] == BasisStatus::kBasic || !is_cut(model, r)) continue;
+      KeptCut cut{model.row_name(r), {}, {}, model.row_lower()[r], model.row_upper()[r]};
+      for (int e = model.row_start()[r]; e < model.row_start()[r + 1]; ++e) {
+        cut.col_keys.push_back(at.col_keys[model.row_index()[e]]);
+        cut.value.push_back(model.row_value()[e]);
+      }
+      cuts->push_back(std::move(cut));
+    }
+    return cuts;
+  }
+
+  // Adds the kept cuts whose columns `model` has.
+  static void add_kept_cuts(LinearModel& model, const std::vector<KeptCut>& cuts) {
+    const std::vector<std::size_t> keys = col_keys(model);
+    std::unordered_map<std::size_t, int> column;
+    for (std::size_t c = 0; c < keys.size(); ++c) column.emplace(keys[c], static_cast<int>(c));
+    for (const KeptCut& cut : cuts) {
+      std::vector<int> index;
+      for (std::size_t key : cut.col_keys) {
+        const auto it = column.find(key);
+        if (it == column.end()) break;
+        index.push_back(it->second);
+      }
+      if (index.size() == cut.col_keys.size()) model.add_row(index, cut.value, cut.lower, cut.upper, cut.name);
+    }
+  }
+
   // Adds the Anderson cuts the point violates, each loosened by a margin for the rounding of its coefficients;
   // false when there is none.
-  bool add_anderson_cuts(MipFormulation& f, const std::vector<double>& point) const {
+  bool add_anderson_cuts(MipFormulation& f, const std::vector<double>& point) {
     const std::vector<LinearCut> found = AndersonSeparator(f, problem_.network, 1e-6).separate(point.data());
     for (const LinearCut& cut : found) {
       double scale = std::abs(cut.upper);
       for (std::size_t i = 0; i < cut.index.size(); ++i)
         scale += std::abs(cut.value[i]) * std::max(std::abs(f.model.col_lower()[cut.index[i]]),
                                                    std::abs(f.model.col_upper()[cut.index[i]]));
-      f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale, "cut");
+      f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale, "cut" + std::to_string(cut_id_++));
     }
     return !found.empty();
   }
@@ -441,6 +502,7 @@ class Search {
   const Eigen::VectorXd output_weights_;
   const double constant_;
   std::atomic<long> lps_{0};
+  std::atomic<long> cut_id_{0};  // names the cuts apart, so that a child's basis finds its parent's
   std::atomic<bool> stuck_{false};
 };
 

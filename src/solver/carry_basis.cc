@@ -8,12 +8,6 @@ namespace reluopt {
 
 namespace {
 
-std::vector<std::size_t> col_keys(const LinearModel& model) {
-  std::vector<std::size_t> keys(static_cast<std::size_t>(model.num_cols()));
-  for (int c = 0; c < model.num_cols(); ++c) keys[c] = std::hash<std::string>{}(model.col_name(c));
-  return keys;
-}
-
 std::vector<std::size_t> row_keys(const LinearModel& model) {
   std::vector<std::size_t> keys(static_cast<std::size_t>(model.num_rows()));
   for (int r = 0; r < model.num_rows(); ++r) keys[r] = std::hash<std::string>{}(model.row_name(r));
@@ -36,6 +30,12 @@ std::vector<BasisStatus> carry(const std::vector<std::size_t>& keys, const std::
 }
 
 }  // namespace
+
+std::vector<std::size_t> col_keys(const LinearModel& model) {
+  std::vector<std::size_t> keys(static_cast<std::size_t>(model.num_cols()));
+  for (int c = 0; c < model.num_cols(); ++c) keys[c] = std::hash<std::string>{}(model.col_name(c));
+  return keys;
+}
 
 KeyedBasis keyed_basis(const LinearModel& model, LpBasis basis) {
   return KeyedBasis{col_keys(model), row_keys(model), std::move(basis)};

@@ -17,6 +17,9 @@ struct KeyedBasis {
 
 KeyedBasis keyed_basis(const LinearModel& model, LpBasis basis);
 
+// The keys of the model's columns: hashes of their names.
+std::vector<std::size_t> col_keys(const LinearModel& model);
+
 // `from`'s statuses on the columns and rows of `model` with the same names (the first of equal names): a column
 // `from` lacks starts at a bound, a row it lacks with its slack basic. The number of basic variables may then be
 // off by the few that changed; the simplex repairs that at its first factorization. Only the start of the simplex
