@@ -5,7 +5,8 @@
 //     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
 //                    max { c^T y : triangle relaxation on B, splits, A x <= b, Anderson cuts } )   node LP
 // (the LP's bound safe from its duals; the first layer's bounds tightened by LPs over the split half-spaces,
-// split_bounds.h) and every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
+// split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
+// every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
 //   - on an input coordinate, chosen by strong branching (split_input), while d is small, many neurons are
 //     unstable and the network has more than one hidden layer: the children's boxes shrink and every neuron's
