@@ -86,6 +86,7 @@ struct Node {
   std::shared_ptr<const NeuronBounds> prior;  // the parent's neuron bounds, valid on this node (may be null)
   std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
   std::shared_ptr<const std::vector<KeptCut>> cuts;  // the cuts tight at it (may be null)
+  std::shared_ptr<const FirstLayerBases> first_layer;  // the bases of an ancestor's first-layer LPs (may be null)
 };
 
 // A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
@@ -259,13 +260,16 @@ class Search {
   // The node's prior with the first layer tightened by LPs over its split half-spaces (split_bounds.h) where
   // the node has first-layer splits; the concave neurons are left out (the node LP is exact on them whatever
   // their bounds). Returns the prior to propagate with: `tightened` or the parent's.
-  const NeuronBounds* first_layer_prior(const Node& node, LpSolver& lp, NeuronBounds& tightened) {
+  const NeuronBounds* first_layer_prior(Node& node, LpSolver& lp, NeuronBounds& tightened) {
     if (!node.prior || first_layer_splits(node.splits) == 0) return node.prior.get();
     tightened = *node.prior;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, tightened);
     long solved = 0;
+    auto bases = std::make_shared<FirstLayerBases>();
     tighten_first_layer(problem_.network, problem_.domain, node.lo, node.hi, node.splits,
-                        options_.relax_concave ? &concave[0] : nullptr, tightened, lp, deadline_, &solved);
+                        options_.relax_concave ? &concave[0] : nullptr, tightened, lp, deadline_, &solved,
+                        node.first_layer.get(), bases.get());
+    node.first_layer = std::move(bases);  // for the children's LPs
     lps_ += solved;
     return &tightened;
   }

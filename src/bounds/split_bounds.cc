@@ -44,21 +44,53 @@ LinearModel split_polyhedron(const DenseLayer& layer, const Domain& domain, cons
   return model;
 }
 
+
+// `basis`, a basis of an ancestor's Q (whose split rows `from` lists), on this node's Q, whose split rows are
+// `split_rows`: the columns and the domain's rows as they were, each split row with the ancestor's status of the
+// same neuron's row, or its slack basic when the ancestor had none.
+LpBasis start_basis(const LpBasis& basis, const FirstLayerBases& from, const std::vector<int>& split_rows,
+                    int domain_rows, int width) {
+  std::vector<int> row_of(static_cast<std::size_t>(width), -1);
+  for (std::size_t r = 0; r < from.split_rows.size(); ++r) row_of[from.split_rows[r]] = domain_rows + static_cast<int>(r);
+  LpBasis start;
+  start.cols = basis.cols;
+  start.rows.assign(basis.rows.begin(), basis.rows.begin() + domain_rows);
+  for (int j : split_rows) start.rows.push_back(row_of[j] < 0 ? BasisStatus::kBasic : basis.rows[row_of[j]]);
+  return start;
+}
+
 }  // namespace
 
 void tighten_first_layer(const Network& network, const Domain& domain, const Eigen::VectorXd& lo,
                          const Eigen::VectorXd& hi, const SplitState& splits,
                          const std::vector<std::uint8_t>* skip, NeuronBounds& bounds, LpSolver& lp,
-                         const Deadline& deadline, long* lps) {
+                         const Deadline& deadline, long* lps, const FirstLayerBases* from,
+                         FirstLayerBases* bases) {
   if (first_layer_splits(splits) == 0 && !domain.has_rows()) return;  // interval arithmetic is exact on a box
   const DenseLayer& layer = network.hidden_layer(0);
+  const int width = static_cast<int>(layer.bias.size());
+  std::vector<int> split_rows;
+  for (int j = 0; j < width && !splits.empty(); ++j)
+    if (splits[0][static_cast<std::size_t>(j)] != Split::kFree) split_rows.push_back(j);
   lp.load(split_polyhedron(layer, domain, lo, hi, splits.empty() ? std::vector<Split>() : splits[0]));
+  if (bases != nullptr) {
+    bases->split_rows = split_rows;
+    bases->upper.assign(static_cast<std::size_t>(width), LpBasis{});
+    bases->lower.assign(static_cast<std::size_t>(width), LpBasis{});
+  }
   std::vector<double> objective(static_cast<std::size_t>(lo.size()));
   // The bound of sign * h_j over Q; +infinity when the LP gives none.
   auto extreme = [&](Eigen::Index j, double sign) {
     for (Eigen::Index i = 0; i < lo.size(); ++i) objective[static_cast<std::size_t>(i)] = sign * layer.weights(j, i);
     if (lps) ++*lps;
-    const LpBound r = lp.maximize(objective, sign * layer.bias[j], LpStart::kSlackDual, deadline.remaining());
+    const std::size_t n = static_cast<std::size_t>(j);
+    const LpBasis* ancestor = from == nullptr ? nullptr : sign > 0 ? &from->upper[n] : &from->lower[n];
+    LpBasis start;
+    if (ancestor != nullptr && !ancestor->empty())
+      start = start_basis(*ancestor, *from, split_rows, domain.num_rows(), width);
+    LpBasis* end = bases == nullptr ? nullptr : sign > 0 ? &bases->upper[n] : &bases->lower[n];
+    const LpBound r = lp.maximize_from(objective, sign * layer.bias[j], start.empty() ? nullptr : &start,
+                                       deadline.remaining(), end);
     return r.status == LpStatus::kOptimal ? r.bound : kInfinity;
   };
   Eigen::VectorXd& l = bounds.lower[0];

@@ -194,6 +194,26 @@ void ClpLp::load(const LinearModel& model) {
   }
 }
 
+LpBound ClpLp::maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
+                             double time_limit_seconds, LpBasis* end) {
+  LpBound result;
+  if (!kept_ || static_cast<int>(objective.size()) != kept_model_.num_cols()) return result;
+  const bool warm = start != nullptr && static_cast<int>(start->cols.size()) == kept_model_.num_cols() &&
+                    static_cast<int>(start->rows.size()) == kept_model_.num_rows();
+  if (warm) {
+    try {
+      copy_in_basis(*kept_, *start);
+    } catch (const CoinError&) {
+      return maximize_from(objective, constant, nullptr, time_limit_seconds, end);
+    }
+  }
+  result = maximize(objective, constant, warm ? LpStart::kWarmDual : LpStart::kSlackDual, time_limit_seconds);
+  if (warm && (result.status == LpStatus::kError || result.status == LpStatus::kUnbounded))
+    return maximize_from(objective, constant, nullptr, time_limit_seconds, end);
+  if (end != nullptr && result.status == LpStatus::kOptimal) *end = basis_of(*kept_);
+  return result;
+}
+
 LpBound ClpLp::maximize(const std::vector<double>& objective, double constant, LpStart start,
                         double time_limit_seconds) {
   LpBound result;
@@ -204,6 +224,8 @@ LpBound ClpLp::maximize(const std::vector<double>& objective, double constant, L
     lp.setMaximumWallSeconds(std::isfinite(time_limit_seconds) ? std::max(time_limit_seconds, 0.01) : -1.0);
     if (start == LpStart::kWarmPrimal) {
       lp.primal();
+    } else if (start == LpStart::kWarmDual) {
+      lp.dual();
     } else {
       lp.allSlackBasis(true);
       lp.dual();

@@ -32,6 +32,8 @@ class ClpLp final : public LpSolver {
   void load(const LinearModel& model) override;
   LpBound maximize(const std::vector<double>& objective, double constant, LpStart start,
                    double time_limit_seconds = kInfinity) override;
+  LpBound maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
+                        double time_limit_seconds, LpBasis* end) override;
 
  private:
   std::unique_ptr<ClpSimplex> simplex_;

@@ -21,7 +21,10 @@ namespace reluopt {
 //                column at the bound its objective favours, that basis is dual feasible, and over a box cut by
 //                a few rows it is a few iterations from the optimum (bounds on the first layer over P: 7x
 //                faster than warm starts at d = 100, 50x at d = 1000).
-enum class LpStart { kWarmPrimal, kSlackDual };
+//   kWarmDual    dual simplex from the basis the model holds (maximize_from's start): when only rows or bounds
+//                were added or changed since that basis was optimal for the same objective, it is still dual
+//                feasible.
+enum class LpStart { kWarmPrimal, kSlackDual, kWarmDual };
 
 // solve(): one LP, from scratch (LpSolution::bound is safe); solve_from(): the same from a given basis.
 // load() + maximize(): many LPs over one polyhedron that differ only in the objective (bound tightening: max
@@ -47,6 +50,12 @@ class LpSolver {
   virtual void load(const LinearModel& model) = 0;
   virtual LpBound maximize(const std::vector<double>& objective, double constant, LpStart start,
                            double time_limit_seconds = kInfinity) = 0;
+  // maximize() by the dual simplex from `start` (one status per column and row of the kept model; null: the
+  // all-slack basis, as LpStart::kSlackDual), giving the optimal basis in `end` (may be null). A start of the
+  // wrong size or one the simplex cannot finish from gives the all-slack start instead; the bound is safe
+  // either way.
+  virtual LpBound maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
+                                double time_limit_seconds, LpBasis* end) = 0;
 };
 
 // One LP kept loaded and re-solved after column-bound changes, each time by the dual simplex from the previous

@@ -140,6 +140,36 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Many random networks (1-4 hidden layers, widths up to 40, weights scaled up to 1e3) over random boxes: no
 // sampled point is ever outside a bound.
+// Down a branch of nested first-layer splits, the LPs started from the parent's bases (FirstLayerBases) give the
+// bounds of LPs from the slack basis, to the solvers' tolerance, and never tighter than a fresh solve allows.
+TEST(SplitBoundsWarmStart, BasesFromTheParentGiveTheFreshBounds) {
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Network net = testing::random_network(5, {12}, 1, seed);
+    const Domain domain = seed % 2 ? Domain::unit_box(5) : testing::random_polytope(5, 3, seed);
+    const NeuronBounds start = symbolic_bounds(net, domain.lower, domain.upper);
+    const std::unique_ptr<LpSolver> warm_lp = make_lp_solver(), fresh_lp = make_lp_solver();
+    std::mt19937_64 rng(seed);
+    SplitState splits{std::vector<Split>(12, Split::kFree)};
+    FirstLayerBases parent;
+    for (int depth = 0; depth < 6; ++depth) {
+      splits[0][rng() % 12] = rng() % 2 ? Split::kActive : Split::kInactive;
+      NeuronBounds warm = start, fresh = start;
+      FirstLayerBases bases;
+      tighten_first_layer(net, domain, domain.lower, domain.upper, splits, nullptr, warm, *warm_lp, Deadline(),
+                          nullptr, depth == 0 ? nullptr : &parent, &bases);
+      tighten_first_layer(net, domain, domain.lower, domain.upper, splits, nullptr, fresh, *fresh_lp, Deadline());
+      for (int j = 0; j < 12; ++j) {
+        EXPECT_NEAR(warm.upper[0][j], fresh.upper[0][j], 1e-7 * (1.0 + std::abs(fresh.upper[0][j])));
+        EXPECT_NEAR(warm.lower[0][j], fresh.lower[0][j], 1e-7 * (1.0 + std::abs(fresh.lower[0][j])));
+        compared += !bases.upper[static_cast<std::size_t>(j)].empty();
+      }
+      parent = std::move(bases);
+    }
+  }
+  EXPECT_GT(compared, 50);
+}
+
 TEST(SymbolicRandomized, NoSampledPointEscapesTheBounds) {
   std::mt19937_64 rng(2026);
   for (int trial = 0; trial < 60; ++trial) {
