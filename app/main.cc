@@ -206,10 +206,11 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   return 0;
 }
 
-// Under mpirun, sampling, enhanced and bab runs are shared by every process; the MIP methods run on the lead
-// alone, and the other processes wait for it.
+// Under mpirun, sampling, enhanced, gradient, walk and bab runs are shared by every process; the MIP methods run
+// on the lead alone, and the other processes wait for it.
 bool shared_method(reluopt::Method method) {
-  return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced || method == reluopt::Method::kBab;
+  return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced ||
+         method == reluopt::Method::kBab || method == reluopt::Method::kGradient || method == reluopt::Method::kWalk;
 }
 
 int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock, reluopt::Peers* peers) {
@@ -276,14 +277,14 @@ int run_command(int argc, char** argv, const CommandClock& clock, reluopt::Peers
   const bool lead = peers == nullptr || peers->lead();
   std::ostream& err = lead ? std::cerr : silent;
   try {
-    // Under mpirun, commands other than solve run on the lead alone.
-    if (!lead && (argc < 2 || std::string(argv[1]) != "solve")) return 0;
+    // Under mpirun, commands other than solve and verify run on the lead alone.
+    if (!lead && (argc < 2 || (std::string(argv[1]) != "solve" && std::string(argv[1]) != "verify"))) return 0;
     // evt has its own flags (see app/evt_command.cc).
     if (argc >= 2 && std::string(argv[1]) == "evt")
       return cli::run_evt_command(std::vector<std::string>(argv + 2, argv + argc));
     if (argc >= 2 && std::string(argv[1]) == "verify") {
       const StopOnSignal stop_on_signal;
-      return cli::run_verify_command(std::vector<std::string>(argv + 2, argv + argc), clock.start, &g_stop);
+      return cli::run_verify_command(std::vector<std::string>(argv + 2, argv + argc), clock.start, &g_stop, peers);
     }
     const cli::CliOptions options = cli::parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
     switch (options.command) {

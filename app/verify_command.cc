@@ -13,6 +13,7 @@
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
 #include "reluopt/output_file.h"
+#include "reluopt/peers.h"
 #include "reluopt/verify.h"
 #include "reluopt/vnnlib.h"
 
@@ -140,10 +141,10 @@ Exit codes: 0 for any answer, 1 bad input, 2 bad command line.
 }
 
 int run_verify_command(const std::vector<std::string>& args, std::chrono::steady_clock::time_point start,
-                       const std::atomic<bool>* stop) {
+                       const std::atomic<bool>* stop, Peers* peers) {
   const VerifyCommandOptions options = parse_verify_arguments(args);
   if (options.help) {
-    std::cout << verify_help_text();
+    if (peers == nullptr || peers->lead()) std::cout << verify_help_text();
     return 0;
   }
   const LoadedModel model = read_model(options.model);
@@ -152,7 +153,9 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   control.stop = stop;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   control.time_limit = std::max(0.0, options.time_limit - elapsed);
+  control.peers = peers;
   VerifyResult result = verify(model.network, property, options.verify, control);
+  if (peers != nullptr && !peers->lead()) return 0;
   result.seconds += elapsed;
   const std::string text = result_text(result);
   std::cout << text << std::flush;

@@ -12,7 +12,7 @@ lead's `communication_seconds` (inside MPI calls, and waiting for the others' ta
 bench/mpi_pingpong.c (built here with mpicc) measures the message latency and bandwidth between two ranks;
 with the per-sample cost of 1 x 1, they give the model of K ranks in the results.
 
-Writes bench/results/mpi.{md,json}.
+Writes bench/results/mpi.{md,json} (keeping bench/mpi_bab.py's section of mpi.md).
 
     /usr/bin/python3 bench/mpi_scaling.py [--reluopt build/reluopt] [--rounds 3]
 """
@@ -35,6 +35,7 @@ import netgen  # noqa: E402
 # The comm thread's polling period (src/distributed/mpi_peers.cc): a message waits for it at both ends.
 POLL_SECONDS = 0.002
 BYTES_PER_VALUE = 16  # (index, value) per sample in the final tally
+BAB_SECTION = "## Branch and bound over ranks"  # bench/mpi_bab.py's part of mpi.md
 
 
 def mpirun(ranks):
@@ -142,8 +143,11 @@ def write(results, path_md, path_json):
             lines.append(f"| {row['ranks']} | {row['seconds']:.3f} | {row['speedup']:.1f} | "
                          f"{100 * row['communication_share']:.3f}% |")
         lines.append("")
+    # bench/mpi_bab.py's section stays as it was.
+    old = open(path_md).read() if os.path.exists(path_md) else ""
+    bab = old[old.index(BAB_SECTION):] if BAB_SECTION in old else ""
     with open(path_md, "w") as f:
-        f.write("\n".join(lines))
+        f.write("\n".join(lines) + ("\n" + bab if bab else ""))
 
 
 def main():

@@ -26,7 +26,7 @@ struct RunTally {
 // The other processes of one run spread over several (the ranks of `mpirun -n K reluopt solve`, implemented in
 // src/distributed/). Sampling divides its samples among them by a global thread numbering: thread t of
 // process r is thread r T + t of K T, so a run that ends on its sample count finds what the threaded run with
-// K T threads finds; bab gives each process a slab of P's box (algorithms/bab.h). Calls come from the thread
+// K T threads finds; bab hands open nodes between processes (algorithms/bab_share.h). Calls come from the thread
 // that called solve(), except checkpoint() and decide(), which come from the sampling thread that holds the
 // checkpoint gate. The implementation moves messages in the background; only finish(), sum(), checkpoint() on
 // the lead and decide() elsewhere wait for other processes, each until its deadline at most (finish() and
@@ -57,8 +57,21 @@ class Peers {
   // After finish(): on the lead, `local` summed entry by entry with what every process sent by `deadline`;
   // elsewhere, `local` (sent to the lead).
   virtual std::vector<long> sum(const std::vector<long>& local, const Deadline& deadline) = 0;
+  // A view of the same processes whose messages never meet this one's or another channel's: two runs at once
+  // over the processes (verify's search and prover) each take one. Every process must use the same id for the
+  // same run; channel 0 is the peers start_mpi_peers returned. Ids wrap at the MPI library's tag limit over 16
+  // (2047 at the least MPI allows, over 10^8 with Open MPI), where a channel's old messages would meet new ones.
+  virtual Peers& channel(int id) = 0;
   // Waits until every other process gets here too, then ends the connection; nothing else is called after.
   virtual void end() = 0;
+  // The messages of bab's work sharing (algorithms/bab_share.h), opaque here: send() queues one for a process
+  // (this one too), received() returns what arrived since the last call, each sender's in the order it sent.
+  struct Message {
+    int source = 0;
+    std::vector<double> data;
+  };
+  virtual void send(int destination, std::vector<double> data) = 0;
+  virtual std::vector<Message> received() = 0;
   // Seconds this process spent inside MPI calls and, on the lead, waiting for the others' tallies.
   virtual double communication_seconds() const = 0;
   // How many processes the lead heard from at finish() (size() when none was lost).

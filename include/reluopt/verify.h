@@ -49,8 +49,10 @@ Objective margin_objective(const VnnlibCase& property_case, int num_outputs);
 // Decides whether some input of a case's box satisfies every constraint of one of its conjunctions: a search
 // (enhanced sampling) and the prover (bab) run at once on the margin, on the cases in turn, each case getting
 // an equal share of the time left. sat only with a point whose forward pass satisfies a conjunction as written;
-// unsat only when every case has a proven bound below -kUnsatMargin. Throws reluopt::Error when the property
-// does not match the network.
+// unsat only when every case has a proven bound below -kUnsatMargin. With control.peers, every process of the
+// run calls this: each case's search and prover run over all of them (points traded, open nodes handed between
+// them) and the lead's result is the answer (the others' is their own part's). Throws reluopt::Error when the
+// property does not match the network.
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
                     const RunControl& control = {});
 

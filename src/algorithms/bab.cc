@@ -14,7 +14,8 @@
 //   - else on the unstable ReLU whose upper line adds the most to the propagated bound (max(Lambda_j, 0) t_j).
 // Once every unstable neuron that is not concave is split, the node LP is the fixed-pattern LP of §2 (the
 // concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
-// closes: the search is complete. The global bound is the largest bound of an open, running or pruned node.
+// closes: the search is complete. The global bound is the largest bound of an open, running or pruned node (over
+// several processes, or one sent to another process and not yet confirmed there: bab_share.h).
 #include "algorithms/bab.h"
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <queue>
 #include <set>
@@ -30,6 +32,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "algorithms/bab_share.h"
 #include "algorithms/incumbent.h"
 #include "algorithms/mip.h"
 #include "algorithms/sampling.h"
@@ -38,6 +41,7 @@
 #include "reluopt/anderson_cuts.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/pattern_lp.h"
+#include "reluopt/peers.h"
 #include "reluopt/solve.h"
 #include "solver/carry_basis.h"
 #include "solver/lp_solver.h"
@@ -113,9 +117,9 @@ class Frontier {
   bool pop(Node& node, const std::function<bool()>& stop) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      if (stop()) return false;
+      if (stop() || closed_) return false;
       if (!open_.empty()) break;
-      if (running_.empty()) return false;
+      if (running_.empty() && !hold_) return false;
       ready_.wait_for(lock, std::chrono::milliseconds(20));
     }
     node = open_.top();
@@ -138,11 +142,50 @@ class Frontier {
     double b = pruned_;
     if (!open_.empty()) b = std::max(b, open_.top().bound);
     if (!running_.empty()) b = std::max(b, *running_.rbegin());
+    for (const auto& [id, sent] : sent_) b = std::max(b, sent);
     return b;
   }
   bool finished() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return open_.empty() && running_.empty();
+    return open_.empty() && running_.empty() && sent_.empty();
+  }
+  long open() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<long>(open_.size());
+  }
+
+  // Over several processes the queue refills from the others: while held, pop() waits on an empty frontier.
+  void hold() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hold_ = true;
+  }
+  // The driver's end of the search (over every process, the lead's word): pop() returns no more nodes.
+  void close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    ready_.notify_all();
+  }
+  // Up to `count` open nodes out of the queue as batch `id` for another process: every other one of the 2 count
+  // best, so that both processes keep some of the best (best first, approximately, over the processes). Their
+  // largest bound stays in bound() until delivered(id).
+  std::vector<Node> give(long count, long id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Node> top, given, kept;
+    while (static_cast<long>(top.size()) < 2 * count && !open_.empty()) {
+      top.push_back(open_.top());
+      open_.pop();
+    }
+    for (std::size_t i = 0; i < top.size(); ++i) (i % 2 == 1 ? given : kept).push_back(std::move(top[i]));
+    for (Node& node : kept) open_.push(std::move(node));
+    double bound = -kInfinity;
+    for (const Node& node : given) bound = std::max(bound, node.bound);
+    if (!given.empty()) sent_[id] = bound;
+    return given;
+  }
+  void delivered(long id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sent_.erase(id);
+    ready_.notify_all();
   }
 
  private:
@@ -151,7 +194,59 @@ class Frontier {
   std::priority_queue<Node, std::vector<Node>, ByBound> open_;
   std::multiset<double> running_;
   double pruned_ = -kInfinity;
+  bool hold_ = false;
+  bool closed_ = false;
+  std::map<long, double> sent_;  // batches given to another process and not yet confirmed: their largest bound
 };
+
+// A node as a row of doubles for another process: its bound, box, and split neurons (each one's index over all
+// hidden layers plus one, negative on the inactive side). The parent's neuron bounds stay behind: the receiver
+// propagates without a prior.
+void append_node(const Node& node, std::vector<double>& out) {
+  out.push_back(node.bound);
+  out.insert(out.end(), node.lo.data(), node.lo.data() + node.lo.size());
+  out.insert(out.end(), node.hi.data(), node.hi.data() + node.hi.size());
+  std::vector<double> splits;
+  double index = 0.0;
+  for (const std::vector<Split>& layer : node.splits)
+    for (Split split : layer) {
+      index += 1.0;
+      if (split != Split::kFree) splits.push_back(split == Split::kActive ? index : -index);
+    }
+  out.push_back(static_cast<double>(splits.size()));
+  out.insert(out.end(), splits.begin(), splits.end());
+}
+
+// The nodes of a row written by append_node (a malformed tail is dropped).
+std::vector<Node> read_nodes(const Network& network, const double* data, std::size_t size) {
+  const std::size_t d = static_cast<std::size_t>(network.input_dim());
+  std::vector<Node> nodes;
+  for (std::size_t at = 0; at + 2 * d + 2 <= size;) {
+    Node node;
+    node.bound = data[at++];
+    node.lo = Eigen::Map<const Eigen::VectorXd>(data + at, static_cast<Eigen::Index>(d));
+    node.hi = Eigen::Map<const Eigen::VectorXd>(data + at + d, static_cast<Eigen::Index>(d));
+    at += 2 * d;
+    const std::size_t count = static_cast<std::size_t>(data[at++]);
+    if (at + count > size) break;
+    if (count > 0)
+      for (int k = 0; k < network.num_hidden_layers(); ++k)
+        node.splits.emplace_back(static_cast<std::size_t>(network.hidden_width(k)), Split::kFree);
+    for (std::size_t i = 0; i < count; ++i) {
+      const double entry = data[at++];
+      long index = static_cast<long>(std::abs(entry)) - 1;
+      for (std::vector<Split>& layer : node.splits) {
+        if (index < static_cast<long>(layer.size())) {
+          layer[static_cast<std::size_t>(index)] = entry > 0 ? Split::kActive : Split::kInactive;
+          break;
+        }
+        index -= static_cast<long>(layer.size());
+      }
+    }
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
 
 // `model` with every row r relaxed to lo_r <= a_r^T v + p_r - n_r <= up_r, p_r and n_r in [0, reach], each with
 // the objective coefficient -penalty; the model's own objective is kept when `keep_objective`. Every point of
@@ -521,13 +616,66 @@ void seed_incumbent(const Problem& problem, const SolveOptions& options, const s
   offer_forward_passes(problem, options, kSeedPoints, incumbent);
 }
 
-}  // namespace
+// The hooks through which the work sharing moves this process's nodes (bab_share.h).
+WorkSharing::Hooks sharing_hooks(const Problem& problem, Frontier& frontier, const Search& search,
+                                 const std::atomic<long>& nodes) {
+  WorkSharing::Hooks hooks;
+  hooks.state = [&] {
+    FrontierState state;
+    state.bound = frontier.bound();
+    state.open = frontier.open();
+    state.idle = frontier.finished();  // read after the bound: idle then, nothing is missing from it
+    state.stuck = search.stuck();
+    state.nodes = nodes.load();
+    state.lps = search.lps();
+    return state;
+  };
+  hooks.give = [&](long count, long id) {
+    std::vector<double> row;
+    for (const Node& node : frontier.give(count, id)) append_node(node, row);
+    return row;
+  };
+  hooks.take = [&problem, &frontier](const double* data, std::size_t size) {
+    for (Node& node : read_nodes(problem.network, data, size)) frontier.push(std::move(node));
+  };
+  hooks.delivered = [&frontier](long id) { frontier.delivered(id); };
+  return hooks;
+}
 
-SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunControl& control, const std::optional<EvaluatedPoint>& start) {
-  Incumbent incumbent(&deadline);
-  seed_incumbent(problem, options, start, incumbent);
-  Frontier frontier;
+// The end over several processes: every process sends its tally (its final bound, counts and best point) to the
+// lead, whose work sharing then holds each process's final state, or its last posted one for a process lost.
+// Returns whether the search over all of them completed.
+bool gather(const Problem& problem, Peers& peers, WorkSharing& sharing, const FrontierState& local,
+            const Deadline& deadline, Incumbent& incumbent, SolveResult& result) {
+  RunTally tally;
+  tally.nodes = local.nodes;
+  tally.lps = local.lps;
+  tally.values.emplace_back(peers.rank(), local.bound);
+  if (const std::optional<EvaluatedPoint> best = incumbent.best()) tally.best_points.push_back(best->x);
+  const RunTally all = peers.finish(tally, deadline);
+  result.ranks = peers.size();
+  result.ranks_finished = peers.finished();
+  result.communication_seconds = peers.communication_seconds();
+  result.nodes = all.nodes;
+  result.lps = all.lps;
+  if (!peers.lead()) return false;
+  for (const Eigen::VectorXd& x : all.best_points) incumbent.offer(evaluate_point(problem, x));
+  for (const auto& [rank, bound] : all.values) sharing.final_bound(static_cast<int>(rank), bound);
+  return sharing.complete() && !sharing.stuck() && result.ranks_finished == peers.size();
+}
+
+// The progress line's numbers, in the user's sense.
+Progress progress(const Deadline& deadline, long lps, long nodes, const Incumbent& incumbent, double sign, double bound) {
+  Progress progress;
+  progress.seconds = deadline.elapsed();
+  progress.lps = lps;
+  progress.nodes = nodes;
+  if (const std::optional<double> best = incumbent.best_value()) progress.incumbent = sign * *best;
+  if (std::isfinite(bound)) progress.bound = sign * bound;
+  return progress;
+}
+
+Node root_node(const Problem& problem, const Deadline& deadline) {
   Node root;
   root.lo = problem.domain.lower;
   root.hi = problem.domain.upper;
@@ -535,9 +683,28 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   root.bound = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
                          problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline)
                    .objective.upper;
-  frontier.push(std::move(root));
+  return root;
+}
+
+}  // namespace
+
+SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                    const RunControl& control, const std::optional<EvaluatedPoint>& start) {
+  Incumbent incumbent(&deadline);
+  seed_incumbent(problem, options, start, incumbent);
+  Frontier frontier;
+  Peers* const peers = control.peers;
+  if (peers == nullptr || peers->lead()) frontier.push(root_node(problem, deadline));
   Search search(problem, options, deadline, incumbent, frontier);
   std::atomic<long> nodes{0};
+  // Over several processes the frontier waits for nodes from the others until the lead sees the search over.
+  std::optional<WorkSharing> sharing;
+  if (peers != nullptr) {
+    frontier.hold();
+    sharing.emplace(*peers, sharing_hooks(problem, frontier, search, nodes));
+    sharing->round();
+  }
+  const bool global = sharing && peers->lead();
   const int threads = resolve_threads(options.threads);
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) workers.emplace_back([&] { search.work(nodes); });
@@ -549,7 +716,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   // moves at every node), and the final bound always.
   double last_time = -kInfinity;
   auto record_bound = [&](bool last) {
-    const double bound = std::max(frontier.bound(), incumbent.best_value().value_or(-kInfinity));
+    const double bound = std::max(global ? sharing->bound() : frontier.bound(), incumbent.best_value().value_or(-kInfinity));
     const double now = deadline.elapsed();
     const bool worth = bound < last_bound - 1e-6 * std::max(1.0, std::abs(bound)) && now >= last_time + 0.1;
     if (last ? bound < last_bound : worth) {
@@ -560,33 +727,40 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
     return bound;
   };
   auto next_progress = std::chrono::steady_clock::now();
-  while (!frontier.finished() && !deadline.expired() &&
-         !(options.bab.node_limit > 0 && nodes.load() >= options.bab.node_limit)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (control.peers != nullptr) trade_points(problem, *control.peers, incumbent);
+  // Over several processes the node limit counts every process's nodes; the lead ends the search at it.
+  const auto node_limit = [&] {
+    return options.bab.node_limit > 0 && (global ? sharing->nodes() : nodes.load()) >= options.bab.node_limit;
+  };
+  while (!(sharing ? sharing->over() : frontier.finished()) && !deadline.expired() && (sharing || !node_limit())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(sharing ? 5 : 10));
+    if (peers != nullptr) {
+      trade_points(problem, *peers, incumbent);
+      sharing->round();
+      if (global && node_limit()) sharing->end();
+    }
     const double bound = record_bound(false);
     if (control.on_progress && std::chrono::steady_clock::now() >= next_progress) {
       next_progress += std::chrono::milliseconds(static_cast<long>(1000 * control.progress_interval));
-      Progress progress;
-      progress.seconds = deadline.elapsed();
-      progress.lps = search.lps();
-      progress.nodes = nodes.load();
-      if (const std::optional<double> best = incumbent.best_value()) progress.incumbent = sign * *best;
-      if (std::isfinite(bound)) progress.bound = sign * bound;
-      control.on_progress(progress);
+      control.on_progress(progress(deadline, global ? sharing->lps() : search.lps(),
+                                   global ? sharing->nodes() : nodes.load(), incumbent, sign, bound));
     }
   }
+  // The lead's end (its time limit, a stop, or its caller's stop as in verify) ends every process's search.
+  if (global && !sharing->over()) sharing->end();
+  frontier.close();
   for (std::thread& worker : workers) worker.join();
-  const double bound = record_bound(true);
 
+  result.nodes = nodes.load();
+  result.lps = search.lps();
+  bool complete = frontier.finished() && !search.stuck();
+  if (sharing) complete = gather(problem, *peers, *sharing, sharing_hooks(problem, frontier, search, nodes).state(),
+                                 deadline, incumbent, result);
+  const double bound = record_bound(true);
   result.method = method_name(Method::kBab);
   result.seed = options.seed;
   result.threads = threads;
-  result.nodes = nodes.load();
-  result.lps = search.lps();
   result.prover = "bab";
   incumbent.fill(problem, result);
-  const bool complete = frontier.finished() && !search.stuck();
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : complete            ? StopReason::kCompleted
                                             : StopReason::kTimeLimit;

@@ -435,9 +435,8 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   SolveResult result =
       run_sampling(problem, options, prove_at_end ? deadline.share(1.0 - share) : deadline, control, factory, movers);
   result.method = method_name(Method::kEnhanced);
-  result.gradient_steps = ascent.steps.load();
-  result.perturbations = ascent.perturbations.load();
-  std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load()};
+  std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load(),
+                              ascent.steps.load(), ascent.perturbations.load()};
   if (control.peers != nullptr) {
     counts = control.peers->sum(counts, deadline);
     result.communication_seconds = control.peers->communication_seconds();
@@ -445,6 +444,8 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   result.local_searches = counts[0];
   result.mips = counts[1];
   result.lps += counts[2];
+  result.gradient_steps = counts[3];
+  result.perturbations = counts[4];
   // Over several processes the lead proves alone, from everyone's best point.
   const bool lead = control.peers == nullptr || control.peers->lead();
   if (prove_at_end && lead && result.status != SolveStatus::kNoSolution && !deadline.expired()) {

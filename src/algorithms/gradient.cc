@@ -13,6 +13,7 @@
 #include <random>
 
 #include "algorithms/sampling.h"
+#include "reluopt/peers.h"
 #include "reluopt/domain_sampler.h"
 
 namespace reluopt {
@@ -166,8 +167,13 @@ SolveResult run_gradient(const Problem& problem, const SolveOptions& options, co
   GradientCounters counters;
   SolveResult result = run_sampling(problem, options, deadline, control, {}, gradient_movers(problem, options, counters));
   result.method = method_name(Method::kGradient);
-  result.gradient_steps = counters.steps.load();
-  result.perturbations = counters.perturbations.load();
+  std::vector<long> counts = {counters.steps.load(), counters.perturbations.load()};
+  if (control.peers != nullptr) {
+    counts = control.peers->sum(counts, deadline);
+    result.communication_seconds = control.peers->communication_seconds();
+  }
+  result.gradient_steps = counts[0];
+  result.perturbations = counts[1];
   return result;
 }
 

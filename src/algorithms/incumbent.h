@@ -32,8 +32,7 @@ class Incumbent {
 };
 
 // Offers the points the other processes of the run found and posts this process's best (reluopt/peers.h).
-// The points are of the whole P and are evaluated by a forward pass as they are, so that a search over a part of
-// P (bab's slab) keeps them as incumbents too.
+// The points are of the whole P and are evaluated by a forward pass as they are.
 void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent);
 
 // Offers the interior point and `samples` uniform samples of P (from options.seed and the sampling options'

@@ -78,9 +78,7 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
   switch (options.method) {
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
     case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
-    case Method::kBab:
-      return control.peers != nullptr ? run_bab_split(problem, options, deadline, control)
-                                      : run_bab(problem, options, deadline, control);
+    case Method::kBab: return run_bab(problem, options, deadline, control);
     case Method::kGradient: return run_gradient(problem, options, deadline, control);
     case Method::kWalk: return run_walk(problem, options, deadline, control);
     case Method::kMip:

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "reluopt/error.h"
+#include "reluopt/peers.h"
 #include "reluopt/solve.h"
 
 namespace reluopt {
@@ -52,22 +53,26 @@ struct CaseRun {
   SolveResult prover;
 };
 
-// A control that stops both runs at a counterexample, at a proof, or at the caller's stop request.
-RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atomic<bool>* outer) {
+// A control that stops both runs at a counterexample, at a proof, or at the caller's stop request. Over several
+// processes only the lead's prover sees the global bound; the others' prover stops when the lead's ends it.
+RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atomic<bool>* outer, bool lead) {
   RunControl control;
   control.time_limit = seconds;
   control.stop = &stop;
   control.progress_interval = 0.05;
-  control.on_progress = [&stop, outer](const Progress& progress) {
+  control.on_progress = [&stop, outer, lead](const Progress& progress) {
     const bool found = progress.incumbent && *progress.incumbent >= kSatStopMargin;
-    const bool proved = progress.bound && *progress.bound < -kUnsatMargin;
+    const bool proved = lead && progress.bound && *progress.bound < -kUnsatMargin;
     if (found || proved || (outer != nullptr && outer->load())) stop.store(true);
   };
   return control;
 }
 
+// Over several processes (`peers`), the search and the prover of case k each run over all of them, on channels
+// 2k + 1 and 2k + 2.
 CaseRun run_case(const Network& network, const VnnlibCase& property_case, const Objective& margin,
-                 const VerifyOptions& options, double seconds, const std::atomic<bool>* outer) {
+                 const VerifyOptions& options, double seconds, const std::atomic<bool>* outer, Peers* peers,
+                 int k) {
   const int threads = options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   SolveOptions search;
   search.method = Method::kEnhanced;
@@ -80,13 +85,18 @@ CaseRun run_case(const Network& network, const VnnlibCase& property_case, const 
   prover.threads = std::max(1, threads - threads / 2);
   prover.seed = options.seed;
   std::atomic<bool> stop{false};
-  const RunControl control = case_control(seconds, stop, outer);
+  const RunControl control = case_control(seconds, stop, outer, peers == nullptr || peers->lead());
+  RunControl search_control = control, prover_control = control;
+  if (peers != nullptr) {
+    search_control.peers = &peers->channel(2 * k + 1);
+    prover_control.peers = &peers->channel(2 * k + 2);
+  }
   std::future<SolveResult> searched = std::async(std::launch::async, [&] {
-    return solve(network, property_case.box, margin, search, control);
+    return solve(network, property_case.box, margin, search, search_control);
   });
   CaseRun run;
   try {
-    run.prover = solve(network, property_case.box, margin, prover, control);
+    run.prover = solve(network, property_case.box, margin, prover, prover_control);
   } catch (...) {
     stop.store(true);
     searched.wait();
@@ -155,14 +165,16 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
   VerifyResult result;
   bool proven = true;
   bool limit_hit = false;  // some case ended undecided at its share of the time limit
-  for (std::size_t k = 0; k < property.cases.size() && result.status != VerifyStatus::kSat; ++k) {
+  // Over several processes every one follows the lead's decide() after each case.
+  for (std::size_t k = 0; k < property.cases.size() && (result.status != VerifyStatus::kSat || control.peers); ++k) {
     const VnnlibCase& property_case = property.cases[k];
     const Objective margin = margin_objective(property_case, property.num_outputs);
     const double share = deadline.remaining() / static_cast<double>(property.cases.size() - k);
     const Deadline case_clock;
     VerifyCaseReport report;
     if (!deadline.expired()) {
-      const CaseRun run = run_case(network, property_case, margin, options, std::max(0.0, share), control.stop);
+      const CaseRun run = run_case(network, property_case, margin, options, std::max(0.0, share), control.stop,
+                                   control.peers, static_cast<int>(k));
       take_point(network, property_case, margin, run.search, report, result);
       take_point(network, property_case, margin, run.prover, report, result);
       report.bound = run.prover.bound;
@@ -172,6 +184,10 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
     proven = proven && report.bound && *report.bound < -kUnsatMargin;
     report.seconds = case_clock.elapsed();
     result.cases.push_back(report);
+    // Over several processes the lead's answer (from everyone's points and the global bound) is the one: the
+    // others go on to the next case only when it does.
+    if (control.peers != nullptr && !control.peers->decide(static_cast<long>(k), result.status != VerifyStatus::kSat, deadline))
+      break;
   }
   if (result.status != VerifyStatus::kSat)
     result.status = proven ? VerifyStatus::kUnsat : limit_hit ? VerifyStatus::kTimeout : VerifyStatus::kUnknown;

@@ -21,6 +21,7 @@
 #include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/pattern_lp.h"
+#include "reluopt/peers.h"
 #include "solver/dense_first_lp.h"
 #include "solver/lp_solver.h"
 
@@ -191,19 +192,40 @@ void walk_worker(const WalkContext& context, std::uint64_t seed, int thread, int
   shared.finished.fetch_add(1);
 }
 
+// The progress line and, over several processes, points to and from the others every 20 ms (on the lead, the
+// line counts their LPs too).
 void report_progress(const Problem& problem, const RunControl& control, const Deadline& deadline,
                      WalkShared& shared, int threads) {
   double next_progress = control.progress_interval;
   while (shared.finished.load() < threads) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!control.on_progress || deadline.elapsed() < next_progress) continue;
+    if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
+    if (deadline.elapsed() < next_progress) continue;
     next_progress = deadline.elapsed() + control.progress_interval;
+    RunTally mine, others;
+    mine.lps = shared.lps.load();
+    if (control.peers != nullptr) others = control.peers->exchange_counts(mine);
+    if (!control.on_progress) continue;
     Progress progress;
     progress.seconds = deadline.elapsed();
-    progress.lps = shared.lps.load();
+    progress.lps = mine.lps + others.lps;
     if (auto best = shared.incumbent.best_value()) progress.incumbent = problem.objective.sign() * *best;
     control.on_progress(progress);
   }
+}
+
+// The end over several processes: the lead sums the walks and LPs and takes every process's best point.
+void gather(const Problem& problem, Peers& peers, const Deadline& deadline, WalkShared& shared, SolveResult& result) {
+  RunTally tally;
+  tally.lps = result.lps;
+  if (const std::optional<EvaluatedPoint> best = shared.incumbent.best()) tally.best_points.push_back(best->x);
+  const RunTally all = peers.finish(tally, deadline);
+  result.walks = peers.sum({result.walks}, deadline)[0];
+  result.lps = all.lps;
+  for (const Eigen::VectorXd& x : all.best_points) shared.incumbent.offer(evaluate_point(problem, x));
+  result.ranks = peers.size();
+  result.ranks_finished = peers.finished();
+  result.communication_seconds = peers.communication_seconds();
 }
 
 }  // namespace
@@ -227,14 +249,19 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   const int rounds = root_solved ? options.walk.iterations : static_cast<int>(std::min<long>(
                                                                  options.sampling.samples, kMaxSampledWalks));
   const int threads = std::clamp(resolve_threads(options.threads), 1, std::max(1, rounds));
-  if (root_solved) {
+  // Over several processes round i goes to thread i mod K T of the global numbering (reluopt/peers.h), and the
+  // root's walk is the lead's.
+  Peers* const peers = control.peers;
+  const int first = peers != nullptr ? peers->rank() * threads : 0;
+  const int all = peers != nullptr ? peers->size() * threads : threads;
+  if (root_solved && (peers == nullptr || peers->lead())) {
     DenseFirstLp region_lp;
     region_lp.set_stop_request(deadline.stop_request());
     walk(context, input_of(context, context.root_values), region_lp, deadline, shared);
   }
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
-    workers.emplace_back(walk_worker, std::cref(context), options.seed, t, threads, rounds, root_solved,
+    workers.emplace_back(walk_worker, std::cref(context), options.seed, first + t, all, rounds, root_solved,
                          std::cref(deadline), std::ref(shared));
   report_progress(problem, control, deadline, shared, threads);
   for (std::thread& worker : workers) worker.join();
@@ -242,6 +269,7 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   result.method = method_name(Method::kWalk);
   result.walks = shared.walks.load();
   result.lps = shared.lps.load();
+  if (peers != nullptr) gather(problem, *peers, deadline, shared, result);
   result.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
   result.seed = options.seed;
   result.threads = threads;
