@@ -195,7 +195,7 @@ void ClpLp::load(const LinearModel& model) {
 }
 
 LpBound ClpLp::maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
-                             double time_limit_seconds, LpBasis* end) {
+                             double time_limit_seconds, LpBasis* end, std::vector<double>* point) {
   LpBound result;
   if (!kept_ || static_cast<int>(objective.size()) != kept_model_.num_cols()) return result;
   const bool warm = start != nullptr && static_cast<int>(start->cols.size()) == kept_model_.num_cols() &&
@@ -204,13 +204,15 @@ LpBound ClpLp::maximize_from(const std::vector<double>& objective, double consta
     try {
       copy_in_basis(*kept_, *start);
     } catch (const CoinError&) {
-      return maximize_from(objective, constant, nullptr, time_limit_seconds, end);
+      return maximize_from(objective, constant, nullptr, time_limit_seconds, end, point);
     }
   }
   result = maximize(objective, constant, warm ? LpStart::kWarmDual : LpStart::kSlackDual, time_limit_seconds);
   if (warm && (result.status == LpStatus::kError || result.status == LpStatus::kUnbounded))
-    return maximize_from(objective, constant, nullptr, time_limit_seconds, end);
+    return maximize_from(objective, constant, nullptr, time_limit_seconds, end, point);
   if (end != nullptr && result.status == LpStatus::kOptimal) *end = basis_of(*kept_);
+  if (point != nullptr && result.status == LpStatus::kOptimal)
+    point->assign(kept_->primalColumnSolution(), kept_->primalColumnSolution() + kept_->numberColumns());
   return result;
 }
 

@@ -33,7 +33,7 @@ class ClpLp final : public LpSolver {
   LpBound maximize(const std::vector<double>& objective, double constant, LpStart start,
                    double time_limit_seconds = kInfinity) override;
   LpBound maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
-                        double time_limit_seconds, LpBasis* end) override;
+                        double time_limit_seconds, LpBasis* end, std::vector<double>* point = nullptr) override;
 
  private:
   std::unique_ptr<ClpSimplex> simplex_;

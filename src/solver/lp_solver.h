@@ -51,11 +51,12 @@ class LpSolver {
   virtual LpBound maximize(const std::vector<double>& objective, double constant, LpStart start,
                            double time_limit_seconds = kInfinity) = 0;
   // maximize() by the dual simplex from `start` (one status per column and row of the kept model; null: the
-  // all-slack basis, as LpStart::kSlackDual), giving the optimal basis in `end` (may be null). A start of the
+  // all-slack basis, as LpStart::kSlackDual), giving the optimal basis in `end` and the optimum in `point` (each
+  // may be null). A start of the
   // wrong size or one the simplex cannot finish from gives the all-slack start instead; the bound is safe
   // either way.
   virtual LpBound maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
-                                double time_limit_seconds, LpBasis* end) = 0;
+                                double time_limit_seconds, LpBasis* end, std::vector<double>* point = nullptr) = 0;
 };
 
 // One LP kept loaded and re-solved after column-bound changes, each time by the dual simplex from the previous
