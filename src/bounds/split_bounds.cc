@@ -60,6 +60,8 @@ LpBasis start_basis(const LpBasis& basis, const FirstLayerBases& from, const std
   return start;
 }
 
+constexpr double kMaxKeptPointEntries = 1e4;
+
 // Whether x lies in Q = {lo <= x <= hi, A x <= b, the split half-spaces}, each to 1e-9 of its scale.
 bool in_polyhedron(const std::vector<double>& x, const DenseLayer& layer, const Domain& domain,
                    const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, const std::vector<Split>& splits) {
@@ -101,6 +103,9 @@ void tighten_first_layer(const Network& network, const Domain& domain, const Eig
     bases->upper_x.assign(static_cast<std::size_t>(width), {});
     bases->lower_x.assign(static_cast<std::size_t>(width), {});
   }
+  // The optimal points cost 2 d doubles per neuron and node, kept while the node's children are open: only
+  // for inputs of at most kMaxKeptPointEntries / width coordinates (d <= 100 at width 100: 160 kB a node).
+  const bool keep_points = static_cast<double>(lo.size()) * width <= kMaxKeptPointEntries;
   const std::vector<Split> no_splits;
   const std::vector<Split>& first = splits.empty() ? no_splits : splits[0];
   std::vector<double> objective(static_cast<std::size_t>(lo.size()));
@@ -114,7 +119,8 @@ void tighten_first_layer(const Network& network, const Domain& domain, const Eig
     if (ancestor != nullptr && !ancestor->empty())
       start = start_basis(*ancestor, *from, split_rows, domain.num_rows(), width);
     LpBasis* end = bases == nullptr ? nullptr : sign > 0 ? &bases->upper[n] : &bases->lower[n];
-    std::vector<double>* point = bases == nullptr ? nullptr : sign > 0 ? &bases->upper_x[n] : &bases->lower_x[n];
+    std::vector<double>* point =
+        bases == nullptr || !keep_points ? nullptr : sign > 0 ? &bases->upper_x[n] : &bases->lower_x[n];
     if (!start.empty() && witness != nullptr && in_polyhedron(*witness, layer, domain, lo, hi, first)) {
       if (end != nullptr) *end = std::move(start);
       if (point != nullptr) *point = *witness;

@@ -26,7 +26,8 @@ namespace reluopt {
 // The optimal bases of these LPs go to `bases` (may be null), and `from` (may be null) gives each LP the basis of
 // the same neuron's LP at an ancestor node to start from: the node's Q is the ancestor's with more split rows
 // and a smaller box, over which that basis is a few dual simplex iterations from the optimum. The start changes
-// only the simplex's path, never the bound. Where the ancestor's optimal point lies in the node's Q (to 1e-9), it
+// only the simplex's path, never the bound. Where the ancestor's optimal point (kept while d times the layer's
+// width is at most 1e4) lies in the node's Q (to 1e-9), it
 // is still optimal there and the LP is skipped: the bound stays the one `bounds` holds, which is valid on the
 // ancestor's Q and so on the node's.
 struct FirstLayerBases {
