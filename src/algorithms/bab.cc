@@ -5,7 +5,8 @@
 //     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
 //                    max { c^T y : triangle relaxation on B, splits, A x <= b, Anderson cuts } )   node LP
 // (the LP's bound safe from its duals; the first layer's bounds tightened by LPs over the split half-spaces,
-// split_bounds.h) and every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
+// split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
+// every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
 //   - on an input coordinate, chosen by strong branching (split_input), while d is small, many neurons are
 //     unstable and the network has more than one hidden layer: the children's boxes shrink and every neuron's
@@ -27,7 +28,9 @@
 #include <mutex>
 #include <queue>
 #include <set>
+#include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "algorithms/bab_share.h"
 #include "algorithms/incumbent.h"
@@ -40,6 +43,7 @@
 #include "reluopt/pattern_lp.h"
 #include "reluopt/peers.h"
 #include "reluopt/solve.h"
+#include "solver/carry_basis.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {
@@ -62,17 +66,39 @@ constexpr int kStrongInputCandidates = 3;
 constexpr double kMinInputProgress = 0.2;
 
 // Rounds of Anderson cuts (Anderson et al., Math. Prog. 2020; MATH.md §5) at each node LP: the LP is solved
-// again with the cuts its optimum violates. On the 20 -> 100 -> 1 grid network (seed 10797, bab, 40 s, 2
-// threads): bound 2.35 without cuts (at 2000 nodes), 2.08 with 1 round, 2.07 with 3, 2.17 with 6 (load 7); at
-// load 3.5, 1.890 and 1.913 with 1 round, 1.863 and 1.879 with 2, 1.926 with 3. With 2 rounds the 10 -> 100 -> 1
-// network is proven in 1021 nodes instead of 1325; the deep network's box 07 needs the same 18237 nodes.
-constexpr int kCutRounds = 2;
+// again with the cuts its optimum violates. The cuts tight at a node's last LP go to its children, whose LPs
+// start with them (KeptCut). On the 20 -> 100 -> 1 grid network (seed 10797, bab, 15 s, 1 thread, load 3): bound
+// 2.32 without rounds, 1.90-1.97 with 1 round, 2.00 with 2, 2.03 with 4; at 1000 nodes, keeping the tight cuts
+// gives 2.024 against 2.089 without (in 13.7 s against 12.4 s).
+constexpr int kCutRounds = 1;
+
+// A cut of an ancestor's node LP over the keys (solver/carry_basis.h) of its columns. It holds for every
+// descendant, whose MIP points are the ancestor's that meet more splits on a smaller box, in the same columns
+// with the same meaning; a descendant whose model lacks one of its columns (a neuron made stable loses its
+// binary) drops it.
+struct KeptCut {
+  std::string name;
+  std::vector<std::size_t> col_keys;
+  std::vector<double> value;
+  double lower = -kInfinity, upper = kInfinity;
+};
 
 struct Node {
   double bound = kInfinity;  // the parent's bound: valid for this node
   Eigen::VectorXd lo, hi;
   SplitState splits;
   std::shared_ptr<const NeuronBounds> prior;  // the parent's neuron bounds, valid on this node (may be null)
+  std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
+  std::shared_ptr<const std::vector<KeptCut>> cuts;  // the cuts tight at it (may be null)
+  std::shared_ptr<const FirstLayerBases> first_layer;  // the bases of an ancestor's first-layer LPs (may be null)
+};
+
+// A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
+// for the children (null when no LP was optimal).
+struct NodeLp {
+  double bound = kInfinity;
+  std::shared_ptr<const KeyedBasis> basis;
+  std::shared_ptr<const std::vector<KeptCut>> cuts;
 };
 
 struct ByBound {
@@ -313,8 +339,13 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     if (!input_split) {
-      bound = std::min(bound, node_lp(node, prop.bounds, lp));
+      NodeLp relaxation = node_lp(node, prop.bounds, lp);
+      bound = std::min(bound, relaxation.bound);
       if (close_or_keep(bound)) return;
+      if (relaxation.basis) {
+        node.basis = std::move(relaxation.basis);
+        node.cuts = std::move(relaxation.cuts);
+      }
     }
     node.bound = bound;
     if (free.empty() || input_split) return split_input(std::move(node), prop);
@@ -324,13 +355,16 @@ class Search {
   // The node's prior with the first layer tightened by LPs over its split half-spaces (split_bounds.h) where
   // the node has first-layer splits; the concave neurons are left out (the node LP is exact on them whatever
   // their bounds). Returns the prior to propagate with: `tightened` or the parent's.
-  const NeuronBounds* first_layer_prior(const Node& node, LpSolver& lp, NeuronBounds& tightened) {
+  const NeuronBounds* first_layer_prior(Node& node, LpSolver& lp, NeuronBounds& tightened) {
     if (!node.prior || first_layer_splits(node.splits) == 0) return node.prior.get();
     tightened = *node.prior;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, tightened);
     long solved = 0;
+    auto bases = std::make_shared<FirstLayerBases>();
     tighten_first_layer(problem_.network, problem_.domain, node.lo, node.hi, node.splits,
-                        options_.relax_concave ? &concave[0] : nullptr, tightened, lp, deadline_, &solved);
+                        options_.relax_concave ? &concave[0] : nullptr, tightened, lp, deadline_, &solved,
+                        node.first_layer.get(), bases.get());
+    node.first_layer = std::move(bases);  // for the children's LPs
     lps_ += solved;
     return &tightened;
   }
@@ -342,39 +376,85 @@ class Search {
     return true;
   }
 
-  // The node's LP relaxation, strengthened by up to kCutRounds rounds of Anderson cuts: its safe bound,
-  // +infinity when the LP gives none.
-  double node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
+  // The node's LP relaxation with the cuts its parent kept, strengthened by up to kCutRounds rounds of Anderson
+  // cuts. Each LP starts from the previous one's optimal basis (the parent's for the first round, the previous
+  // round's with the new cuts' slacks basic for the others).
+  NodeLp node_lp(const Node& node, const NeuronBounds& bounds, LpSolver& lp) {
     Domain box = problem_.domain;
     box.lower = node.lo;
     box.upper = node.hi;
     MipFormulation f = big_m_formulation(problem_.network, box, problem_.objective, bounds, options_.relax_concave);
     add_inactive_split_rows(f, node.splits);
-    double bound = kInfinity;
+    if (node.cuts) add_kept_cuts(f.model, *node.cuts);
+    LpBasis start = node.basis ? carry_basis(*node.basis, f.model) : LpBasis{};
+    NodeLp result;
     for (int round = 0;; ++round) {
       ++lps_;
-      const LpSolution s = lp.solve(f.model, std::max(deadline_.remaining(), 0.0));
-      if (s.status == LpStatus::kInfeasible)
-        return std::min(bound, infeasible_lp_bound(f.model, lp, std::max(deadline_.remaining(), 0.0)));
-      if (s.status != LpStatus::kOptimal) return bound;
+      const double seconds = std::max(deadline_.remaining(), 0.0);
+      LpSolution s = start.empty() ? lp.solve(f.model, seconds) : lp.solve_from(f.model, start, seconds);
+      if (s.status == LpStatus::kInfeasible) {
+        result.bound = std::min(result.bound, infeasible_lp_bound(f.model, lp, seconds));
+        return result;
+      }
+      if (s.status != LpStatus::kOptimal) return result;
       Eigen::VectorXd x(static_cast<Eigen::Index>(f.input.size()));
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
-      bound = std::min(bound, s.bound);
-      if (round >= kCutRounds || closes(bound) || !add_anderson_cuts(f, s.values)) return bound;
+      result.bound = std::min(result.bound, s.bound);
+      const bool more = round < kCutRounds && !closes(result.bound) && add_anderson_cuts(f, s.values);
+      if (!more) {
+        result.basis = std::make_shared<const KeyedBasis>(keyed_basis(f.model, std::move(s.basis)));
+        result.cuts = tight_cuts(f.model, *result.basis);
+        return result;
+      }
+      start = std::move(s.basis);
+      start.rows.resize(static_cast<std::size_t>(f.model.num_rows()), BasisStatus::kBasic);
+    }
+  }
+
+  static bool is_cut(const LinearModel& model, int row) { return model.row_name(row).compare(0, 3, "cut") == 0; }
+
+  // The cut rows of `model` that are tight (slack nonbasic) in `at`, over their columns' keys.
+  static std::shared_ptr<const std::vector<KeptCut>> tight_cuts(const LinearModel& model, const KeyedBasis& at) {
+    auto cuts = std::make_shared<std::vector<KeptCut>>();
+    for (int r = 0; r < model.num_rows(); ++r) {
+      if (at.basis.rows[r] == BasisStatus::kBasic || !is_cut(model, r)) continue;
+      KeptCut cut{model.row_name(r), {}, {}, model.row_lower()[r], model.row_upper()[r]};
+      for (int e = model.row_start()[r]; e < model.row_start()[r + 1]; ++e) {
+        cut.col_keys.push_back(at.col_keys[model.row_index()[e]]);
+        cut.value.push_back(model.row_value()[e]);
+      }
+      cuts->push_back(std::move(cut));
+    }
+    return cuts;
+  }
+
+  // Adds the kept cuts whose columns `model` has.
+  static void add_kept_cuts(LinearModel& model, const std::vector<KeptCut>& cuts) {
+    const std::vector<std::size_t> keys = col_keys(model);
+    std::unordered_map<std::size_t, int> column;
+    for (std::size_t c = 0; c < keys.size(); ++c) column.emplace(keys[c], static_cast<int>(c));
+    for (const KeptCut& cut : cuts) {
+      std::vector<int> index;
+      for (std::size_t key : cut.col_keys) {
+        const auto it = column.find(key);
+        if (it == column.end()) break;
+        index.push_back(it->second);
+      }
+      if (index.size() == cut.col_keys.size()) model.add_row(index, cut.value, cut.lower, cut.upper, cut.name);
     }
   }
 
   // Adds the Anderson cuts the point violates, each loosened by a margin for the rounding of its coefficients;
   // false when there is none.
-  bool add_anderson_cuts(MipFormulation& f, const std::vector<double>& point) const {
+  bool add_anderson_cuts(MipFormulation& f, const std::vector<double>& point) {
     const std::vector<LinearCut> found = AndersonSeparator(f, problem_.network, 1e-6).separate(point.data());
     for (const LinearCut& cut : found) {
       double scale = std::abs(cut.upper);
       for (std::size_t i = 0; i < cut.index.size(); ++i)
         scale += std::abs(cut.value[i]) * std::max(std::abs(f.model.col_lower()[cut.index[i]]),
                                                    std::abs(f.model.col_upper()[cut.index[i]]));
-      f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale);
+      f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale, "cut" + std::to_string(cut_id_++));
     }
     return !found.empty();
   }
@@ -389,7 +469,8 @@ class Search {
         std::vector<double> w(inputs.size());
         for (std::size_t i = 0; i < inputs.size(); ++i)
           w[i] = layer.weights(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
-        f.model.add_row(inputs, w, -kInfinity, -layer.bias[static_cast<Eigen::Index>(j)]);
+        f.model.add_row(inputs, w, -kInfinity, -layer.bias[static_cast<Eigen::Index>(j)],
+                        "split" + std::to_string(k) + "_" + std::to_string(j));
       }
     }
   }
@@ -521,6 +602,7 @@ class Search {
   const Eigen::VectorXd output_weights_;
   const double constant_;
   std::atomic<long> lps_{0};
+  std::atomic<long> cut_id_{0};  // names the cuts apart, so that a child's basis finds its parent's
   std::atomic<bool> stuck_{false};
 };
 

@@ -25,16 +25,21 @@ class ClpLp final : public LpSolver {
   ClpLp& operator=(const ClpLp&) = delete;
 
   LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity) override;
+  LpSolution solve_from(const LinearModel& model, const LpBasis& start,
+                        double time_limit_seconds = kInfinity) override;
   void set_stop_request(const std::atomic<bool>* stop) override;
 
   void load(const LinearModel& model) override;
   LpBound maximize(const std::vector<double>& objective, double constant, LpStart start,
                    double time_limit_seconds = kInfinity) override;
+  LpBound maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
+                        double time_limit_seconds, LpBasis* end, std::vector<double>* point = nullptr) override;
 
  private:
   std::unique_ptr<ClpSimplex> simplex_;
   std::unique_ptr<ClpSimplex> kept_;  // the model of load(), with the basis of the last maximize()
   LinearModel kept_model_;            // its rows and bounds, for the dual bound
+  LpSolution dual_simplex(const LinearModel& model, double time_limit_seconds);  // on the loaded simplex_
   const std::atomic<bool>* stop_ = nullptr;
 };
 

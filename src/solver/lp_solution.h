@@ -8,6 +8,14 @@ namespace reluopt {
 // What an LP solver adapter returns.
 enum class LpStatus { kOptimal, kInfeasible, kUnbounded, kTimeLimit, kError };
 
+// A simplex basis: one status per column, then one per row (a row's status is its slack's: basic, or the row's
+// activity at its lower or upper side). kFree is a nonbasic variable between its bounds (free or superbasic).
+enum class BasisStatus : unsigned char { kBasic, kAtLower, kAtUpper, kFree };
+struct LpBasis {
+  std::vector<BasisStatus> cols, rows;
+  bool empty() const { return cols.empty() && rows.empty(); }
+};
+
 struct LpSolution {
   LpStatus status = LpStatus::kError;
   double objective = 0.0;  // in the model's (maximized) sense, constant included
@@ -16,6 +24,7 @@ struct LpSolution {
   double bound = std::numeric_limits<double>::infinity();
   std::vector<double> values;
   int iterations = 0;
+  LpBasis basis;  // the optimal basis (empty when not optimal), to start a related LP from (LpSolver::solve_from)
 };
 
 // One objective of a kept model (LpSolver::maximize): no primal values, but a bound that is safe to use.

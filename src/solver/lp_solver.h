@@ -21,9 +21,12 @@ namespace reluopt {
 //                column at the bound its objective favours, that basis is dual feasible, and over a box cut by
 //                a few rows it is a few iterations from the optimum (bounds on the first layer over P: 7x
 //                faster than warm starts at d = 100, 50x at d = 1000).
-enum class LpStart { kWarmPrimal, kSlackDual };
+//   kWarmDual    dual simplex from the basis the model holds (maximize_from's start): when only rows or bounds
+//                were added or changed since that basis was optimal for the same objective, it is still dual
+//                feasible.
+enum class LpStart { kWarmPrimal, kSlackDual, kWarmDual };
 
-// solve(): one LP, from scratch (LpSolution::bound is safe).
+// solve(): one LP, from scratch (LpSolution::bound is safe); solve_from(): the same from a given basis.
 // load() + maximize(): many LPs over one polyhedron that differ only in the objective (bound tightening: max
 // and min of every pre-activation). The model stays loaded, so a solve costs no reload and can start from the
 // previous basis (LpStart).
@@ -32,6 +35,11 @@ class LpSolver {
   virtual ~LpSolver() = default;
 
   virtual LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity) = 0;
+  // solve() by the dual simplex from `start`, a basis of `model` (one status per column and per row), e.g. a
+  // related LP's optimal basis mapped onto this model's columns and rows. A basis of the wrong size, or one the
+  // simplex cannot finish from, gives a fresh solve instead: the answer and its bound are solve()'s either way.
+  virtual LpSolution solve_from(const LinearModel& model, const LpBasis& start,
+                                double time_limit_seconds = kInfinity) = 0;
 
   // A stop request (Ctrl-C; may be null) that every later solve looks at after each simplex iteration: a solve
   // it stops ends without an optimum. The flag must outlive the solver.
@@ -42,6 +50,13 @@ class LpSolver {
   virtual void load(const LinearModel& model) = 0;
   virtual LpBound maximize(const std::vector<double>& objective, double constant, LpStart start,
                            double time_limit_seconds = kInfinity) = 0;
+  // maximize() by the dual simplex from `start` (one status per column and row of the kept model; null: the
+  // all-slack basis, as LpStart::kSlackDual), giving the optimal basis in `end` and the optimum in `point` (each
+  // may be null). A start of the
+  // wrong size or one the simplex cannot finish from gives the all-slack start instead; the bound is safe
+  // either way.
+  virtual LpBound maximize_from(const std::vector<double>& objective, double constant, const LpBasis* start,
+                                double time_limit_seconds, LpBasis* end, std::vector<double>* point = nullptr) = 0;
 };
 
 // One LP kept loaded and re-solved after column-bound changes, each time by the dual simplex from the previous

@@ -138,6 +138,47 @@ INSTANTIATE_TEST_SUITE_P(
                       SmallCase{5, {4, 4, 4}, 3, true, true, 9}, SmallCase{3, {3, 3, 3, 3}, 2, false, true, 10}),
     testing::small_case_name);
 
+// Down a branch of nested first-layer splits, the LPs started from the parent's bases (FirstLayerBases), or skipped
+// where the parent's optimum is still feasible, give the bounds of fresh LPs to the solvers' tolerance.
+TEST(SplitBoundsWarmStart, BasesFromTheParentGiveTheFreshBounds) {
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const Network net = testing::random_network(5, {12}, 1, seed);
+    const Domain domain = seed % 2 ? Domain::unit_box(5) : testing::random_polytope(5, 3, seed);
+    const NeuronBounds start = symbolic_bounds(net, domain.lower, domain.upper);
+    const std::unique_ptr<LpSolver> warm_lp = make_lp_solver(), fresh_lp = make_lp_solver();
+    std::mt19937_64 rng(seed);
+    SplitState splits{std::vector<Split>(12, Split::kFree)};
+    FirstLayerBases parent;
+    NeuronBounds prior = start;  // as in bab: the parent's bounds, valid on the child
+    for (int depth = 0; depth < 6; ++depth) {
+      // As bab does: a child splits a neuron its parent leaves unstable, and never flips a split.
+      std::vector<int> free;
+      for (int j = 0; j < 12; ++j)
+        if (splits[0][static_cast<std::size_t>(j)] == Split::kFree && !prior.is_stable(0, j)) free.push_back(j);
+      if (free.empty()) break;
+      splits[0][static_cast<std::size_t>(free[rng() % free.size()])] = rng() % 2 ? Split::kActive : Split::kInactive;
+      NeuronBounds warm = prior, fresh = start;
+      FirstLayerBases bases;
+      tighten_first_layer(net, domain, domain.lower, domain.upper, splits, nullptr, warm, *warm_lp, Deadline(),
+                          nullptr, depth == 0 ? nullptr : &parent, &bases);
+      tighten_first_layer(net, domain, domain.lower, domain.upper, splits, nullptr, fresh, *fresh_lp, Deadline());
+      // Split neurons keep their bounds from before the split (fresh: the root's); neurons the prior already makes
+      // stable get no LP on the warm side. Every other one gets the fresh LP's bound.
+      for (int j = 0; j < 12; ++j) {
+        if (splits[0][static_cast<std::size_t>(j)] != Split::kFree || prior.is_stable(0, j)) continue;
+        EXPECT_NEAR(warm.upper[0][j], fresh.upper[0][j], 1e-7 * (1.0 + std::abs(fresh.upper[0][j])));
+        if (warm.upper[0][j] > 0.0)
+          EXPECT_NEAR(warm.lower[0][j], fresh.lower[0][j], 1e-7 * (1.0 + std::abs(fresh.lower[0][j])));
+        compared += !bases.upper[static_cast<std::size_t>(j)].empty();
+      }
+      parent = std::move(bases);
+      prior = warm;
+    }
+  }
+  EXPECT_GT(compared, 50);
+}
+
 // Many random networks (1-4 hidden layers, widths up to 40, weights scaled up to 1e3) over random boxes: no
 // sampled point is ever outside a bound.
 TEST(SymbolicRandomized, NoSampledPointEscapesTheBounds) {
