@@ -10,6 +10,7 @@
 namespace reluopt {
 
 class Peers;  // reluopt/peers.h
+struct ExchangeSeat;  // algorithms/incumbent.h: set by the default for the searches it runs side by side
 
 // The wall-clock budget of a run and an external stop request (Ctrl-C), passed down explicitly.
 class Deadline {
@@ -54,6 +55,7 @@ struct RunControl {
   std::function<void(const Progress&)> on_progress;  // called from the calling thread, throttled
   double progress_interval = 0.5;            // seconds between progress calls
   Peers* peers = nullptr;                    // the other processes of a run over several (sampling, enhanced)
+  const ExchangeSeat* exchange = nullptr;     // best points traded every 20 ms with a search beside this one
 };
 
 }  // namespace reluopt

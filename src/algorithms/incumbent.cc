@@ -61,6 +61,27 @@ void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent) {
   }
 }
 
+std::optional<Eigen::VectorXd> PointExchange::trade(int side, const Eigen::VectorXd& x, double value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Only a point better than both sides' posts goes up, so a received point never echoes back.
+  if (value > best_ && x.size() > 0) {
+    best_ = value;
+    posted_[side] = x;
+    ++posts_[side];
+  }
+  const int other = 1 - side;
+  if (received_[side] == posts_[other]) return std::nullopt;
+  received_[side] = posts_[other];
+  return posted_[other];
+}
+
+void trade_points(const Problem& problem, const ExchangeSeat& seat, Incumbent& incumbent) {
+  const std::optional<EvaluatedPoint> best = incumbent.best();
+  std::optional<Eigen::VectorXd> x =
+      seat.exchange->trade(seat.side, best ? best->x : Eigen::VectorXd(), best ? best->value : -kInfinity);
+  if (x) incumbent.offer(evaluate_point(problem, *x));
+}
+
 void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent) {
   incumbent.offer(evaluate_point(problem, problem.interior_point));
   DomainSampler sampler(problem.domain, problem.interior_point, options.seed, options.sampling.hit_and_run_thinning);

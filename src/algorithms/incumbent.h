@@ -3,6 +3,7 @@
 #include <mutex>
 #include <optional>
 
+#include "reluopt/linear_model.h"
 #include "reluopt/options.h"
 #include "reluopt/problem.h"
 #include "reluopt/result.h"
@@ -30,6 +31,31 @@ class Incumbent {
   std::optional<EvaluatedPoint> best_;
   std::vector<std::pair<double, double>> trajectory_;  // maximized sense
 };
+
+// Two searches of one process trading their best points while they run (the default's walk beside
+// Algorithm 2, docs/MATH.md §17). Thread-safe.
+class PointExchange {
+ public:
+  // Posts x for `side` (0 or 1) when `value` (maximized sense) beats every point posted so far, and returns the
+  // other side's latest post when `side` has not received it yet.
+  std::optional<Eigen::VectorXd> trade(int side, const Eigen::VectorXd& x, double value);
+
+ private:
+  std::mutex mutex_;
+  Eigen::VectorXd posted_[2];
+  double best_ = -kInfinity;
+  long posts_[2] = {0, 0};
+  long received_[2] = {0, 0};
+};
+
+// A run's seat at an exchange (RunControl::exchange).
+struct ExchangeSeat {
+  PointExchange* exchange;
+  int side;
+};
+
+// Trades the incumbent's best through `seat` and offers what comes back, by its own forward pass.
+void trade_points(const Problem& problem, const ExchangeSeat& seat, Incumbent& incumbent);
 
 // Offers the points the other processes of the run found and posts this process's best (reluopt/peers.h).
 // The points are of the whole P and are evaluated by a forward pass as they are.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "algorithms/enhanced.h"
+#include "algorithms/incumbent.h"
 #include "algorithms/walk.h"
 
 namespace reluopt {
@@ -93,13 +94,17 @@ struct WalkOutcome {
   double improved_at = 0.0;
 };
 
-// `phase` runs on the search phase's clock from `offset` seconds and stops when the search does.
+// `phase` runs on the search phase's clock from `offset` seconds and stops when the search does. The walk trades
+// best points through `seat` as it goes: its points reach Algorithm 2's incumbent, and it diversifies around
+// the better of both.
 void walk_beside(const Problem& problem, const SolveOptions& options, const Deadline& phase, double offset,
-                 int threads, WalkOutcome& out) {
+                 int threads, const ExchangeSeat& seat, WalkOutcome& out) {
   SolveOptions walk_options = options;
   walk_options.threads = threads;
   walk_options.walk.iterations = INT_MAX;  // diversify until the walk's share ends
-  out.walk = run_walk(problem, walk_options, phase.share(kWalkShare), RunControl{});
+  RunControl control;
+  control.exchange = &seat;
+  out.walk = run_walk(problem, walk_options, phase.share(kWalkShare), control);
   for (auto& point : out.walk.trajectory) point.first += offset;
   if (out.walk.status == SolveStatus::kNoSolution || phase.expired()) return;
   const EvaluatedPoint best = evaluate_point(problem, out.walk.x);
@@ -167,12 +172,16 @@ SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& opt
   // The walk stops with Algorithm 2: at the deadline, at the caller's stop request, or when the samples run out.
   std::atomic<bool> stop{false};
   const Deadline phase(deadline.remaining(), &stop);
+  PointExchange exchange;
+  const ExchangeSeat walk_seat{&exchange, 1}, search_seat{&exchange, 0};
   WalkOutcome walk;
   std::thread walker(walk_beside, std::cref(problem), std::cref(options), std::cref(phase), deadline.elapsed(),
-                     split.walk_threads, std::ref(walk));
+                     split.walk_threads, std::cref(walk_seat), std::ref(walk));
   SolveOptions search_options = options;
   search_options.threads = split.search_threads;
-  SolveResult result = run_sampling(problem, search_options, deadline, control, searcher, climbers);
+  RunControl search_control = control;
+  search_control.exchange = &search_seat;
+  SolveResult result = run_sampling(problem, search_options, deadline, search_control, searcher, climbers);
   stop.store(true);
   walker.join();
   result.threads = split.walk_threads + split.search_threads;

@@ -259,6 +259,7 @@ void watch_workers(const Problem& problem, const RunControl& control, const Dead
   while (shared.finished.load() < threads) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
+    if (control.exchange != nullptr) trade_points(problem, *control.exchange, shared.incumbent);
     if (deadline.elapsed() < next_progress) continue;
     next_progress = deadline.elapsed() + control.progress_interval;
     RunTally others;

@@ -64,9 +64,11 @@ struct WalkContext {
 
 enum class RelaxationOutcome { kSolved, kInfeasible, kStopped };
 
-// The relaxation with `fixings`; its optimum (every column) in `values` when solved.
+// The relaxation with `fixings`; its optimum (every column) in `values` when solved. No LP once the deadline
+// has passed.
 RelaxationOutcome solve_relaxation(const WalkContext& context, const Fixings& fixings, LpSolver& lp,
                                    const Deadline& deadline, WalkShared& shared, std::vector<double>& values) {
+  if (deadline.expired()) return RelaxationOutcome::kStopped;
   LinearModel model = context.formulation.model;
   for (const auto& [col, value] : fixings) model.set_col_bounds(col, value, value);
   const LpSolution solution = lp.solve(model, deadline.remaining());
@@ -200,6 +202,7 @@ void report_progress(const Problem& problem, const RunControl& control, const De
   while (shared.finished.load() < threads) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
+    if (control.exchange != nullptr) trade_points(problem, *control.exchange, shared.incumbent);
     if (deadline.elapsed() < next_progress) continue;
     next_progress = deadline.elapsed() + control.progress_interval;
     RunTally mine, others;

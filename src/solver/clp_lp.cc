@@ -1,6 +1,5 @@
 #include "solver/clp_lp.h"
 
-#include <coin/ClpEventHandler.hpp>
 #include <coin/ClpSimplex.hpp>
 #include <coin/CoinError.hpp>
 
@@ -16,20 +15,6 @@ ClpLp::ClpLp() : simplex_(std::make_unique<ClpSimplex>()) {}
 ClpLp::~ClpLp() = default;
 
 namespace {
-
-// Ends a simplex solve after the iteration in which the stop request is seen (CLP's problem status 5, "stopped by
-// the event handler", which lp_status() reports as no optimum).
-class StopRequestEvents : public ClpEventHandler {
- public:
-  explicit StopRequestEvents(const std::atomic<bool>* stop) : stop_(stop) {}
-  ClpEventHandler* clone() const override { return new StopRequestEvents(*this); }
-  int event(Event which) override {
-    return which == endOfIteration && stop_->load(std::memory_order_relaxed) ? 0 : -1;
-  }
-
- private:
-  const std::atomic<bool>* stop_;
-};
 
 // The weak-duality bound of LpBound::bound for max objective^T v + constant over `model`, from row duals y.
 // A dual with the wrong sign for a one-sided row is dropped (y_r = 0), which keeps the bound valid.
@@ -155,7 +140,7 @@ LpSolution ClpLp::dual_simplex(const LinearModel& model, double time_limit_secon
   try {
     const int cols = model.num_cols();
     ClpSimplex& lp = *simplex_;
-    lp.setMaximumWallSeconds(std::isfinite(time_limit_seconds) ? std::max(time_limit_seconds, 0.01) : -1.0);
+    set_clp_limits(lp, stop_, time_limit_seconds);
     lp.dual();
     solution.iterations = lp.numberIterations();
     solution.status = lp_status(lp);
@@ -175,18 +160,11 @@ LpSolution ClpLp::dual_simplex(const LinearModel& model, double time_limit_secon
 
 void ClpLp::set_stop_request(const std::atomic<bool>* stop) {
   stop_ = stop;
-  if (stop == nullptr) return;
-  StopRequestEvents events(stop);
-  simplex_->passInEventHandler(&events);  // CLP keeps a clone
 }
 
 void ClpLp::load(const LinearModel& model) {
   try {
     kept_ = std::make_unique<ClpSimplex>();  // a fresh object: no basis left from another model
-    if (stop_ != nullptr) {
-      StopRequestEvents events(stop_);
-      kept_->passInEventHandler(&events);
-    }
     load_maximization(*kept_, model);
     kept_model_ = model;
   } catch (const CoinError&) {
@@ -223,7 +201,7 @@ LpBound ClpLp::maximize(const std::vector<double>& objective, double constant, L
   try {
     ClpSimplex& lp = *kept_;
     lp.chgObjCoefficients(objective.data());
-    lp.setMaximumWallSeconds(std::isfinite(time_limit_seconds) ? std::max(time_limit_seconds, 0.01) : -1.0);
+    set_clp_limits(lp, stop_, time_limit_seconds);
     if (start == LpStart::kWarmPrimal) {
       lp.primal();
     } else if (start == LpStart::kWarmDual) {

@@ -33,7 +33,7 @@ LpSolution ClpWarmLp::solve(double time_limit_seconds) {
   LpSolution solution;
   try {
     ClpSimplex& lp = *simplex_;
-    lp.setMaximumWallSeconds(std::isfinite(time_limit_seconds) ? std::max(time_limit_seconds, 0.01) : -1.0);
+    set_clp_limits(lp, nullptr, time_limit_seconds);
     lp.dual();  // warm: CLP starts from the basis the previous solve left
     solution.iterations = lp.numberIterations();
     solution.status = lp_status(lp);

@@ -1,8 +1,47 @@
 #include "solver/coin_convert.h"
 
+#include <coin/ClpEventHandler.hpp>
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace reluopt {
+
+namespace {
+
+// Ends a simplex solve after the iteration in which the stop request is seen or the wall clock passes `end`
+// (CLP's problem status 5, "stopped by the event handler", which lp_status() reports as no optimum). CLP itself
+// looks at its time limit only between refactorizations, and on a loaded machine that let a relaxation LP run
+// seconds past it; a clock read per iteration costs nothing next to a pivot.
+class StopEvents : public ClpEventHandler {
+ public:
+  using Clock = std::chrono::steady_clock;
+  StopEvents(const std::atomic<bool>* stop, Clock::time_point end) : stop_(stop), end_(end) {}
+  ClpEventHandler* clone() const override { return new StopEvents(*this); }
+  int event(Event which) override {
+    if (which != endOfIteration) return -1;
+    const bool stop = (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) || Clock::now() >= end_;
+    return stop ? 0 : -1;
+  }
+
+ private:
+  const std::atomic<bool>* stop_;
+  Clock::time_point end_;
+};
+
+}  // namespace
+
+void set_clp_limits(ClpSimplex& lp, const std::atomic<bool>* stop, double seconds) {
+  const bool timed = std::isfinite(seconds);
+  const auto now = StopEvents::Clock::now();
+  const auto end = timed ? now + std::chrono::duration_cast<StopEvents::Clock::duration>(
+                                     std::chrono::duration<double>(std::max(seconds, 0.0)))
+                         : StopEvents::Clock::time_point::max();
+  StopEvents events(stop, end);
+  lp.passInEventHandler(&events);  // CLP keeps a clone
+  lp.setMaximumWallSeconds(timed ? std::max(seconds, 0.01) : -1.0);
+}
 
 double coin_bound(double value) {
   return std::isinf(value) ? (value > 0 ? COIN_DBL_MAX : -COIN_DBL_MAX) : value;

@@ -4,6 +4,7 @@
 #include <coin/ClpSimplex.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 
+#include <atomic>
 #include <vector>
 
 #include "reluopt/linear_model.h"
@@ -24,6 +25,10 @@ CoinModel to_coin(const LinearModel& model);
 
 // Loads `model` into `lp` as a maximization, silent.
 void load_maximization(ClpSimplex& lp, const LinearModel& model);
+
+// Makes lp's next simplex solves end after the iteration in which `stop` (may be null) is set or `seconds`
+// from now (none when infinite) have passed.
+void set_clp_limits(ClpSimplex& lp, const std::atomic<bool>* stop, double seconds);
 
 // CLP's status() as an LpStatus.
 LpStatus lp_status(const ClpSimplex& lp);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "algorithms/incumbent.h"
 #include "algorithms/portfolio.h"
 
 #include "reluopt/solve.h"
@@ -217,6 +218,24 @@ TEST(Portfolio, HopelessRegionsSkipTheirLp) {
   EXPECT_FALSE(mover->wants_region_lp(valued(0.79), 5.0));
   EXPECT_TRUE(mover->wants_region_lp(valued(0.81), 5.0));
   EXPECT_EQ(mover->move(Eigen::VectorXd::Constant(1, 0.3), Deadline()).value, 0.3);
+}
+
+TEST(PointExchange, PassesEachBetterPointOnceToTheOtherSideAndNeverEchoes) {
+  PointExchange exchange;
+  const Eigen::VectorXd a = Eigen::VectorXd::Constant(2, 0.25), b = Eigen::VectorXd::Constant(2, 0.75);
+  EXPECT_FALSE(exchange.trade(0, a, 1.0));
+  const std::optional<Eigen::VectorXd> got = exchange.trade(1, Eigen::VectorXd(), -kInfinity);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, a);
+  EXPECT_FALSE(exchange.trade(1, a, 1.0));  // the received point itself does not go back
+  EXPECT_FALSE(exchange.trade(0, a, 1.0));
+  EXPECT_FALSE(exchange.trade(1, b, 0.5));  // worse than side 0's post: kept to itself
+  EXPECT_FALSE(exchange.trade(0, a, 1.0));
+  EXPECT_FALSE(exchange.trade(1, b, 2.0));
+  const std::optional<Eigen::VectorXd> back = exchange.trade(0, a, 1.0);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, b);
+  EXPECT_FALSE(exchange.trade(0, a, 1.0));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "algorithms/walk.h"
+#include "reluopt/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -71,6 +73,16 @@ TEST(Walk, EndsAtItsTimeLimitAndAtAStopRequest) {
   const SolveResult s = solve(net, Domain::unit_box(40), Objective::output(1), walk(1000000, 2), stopped);
   EXPECT_EQ(s.stopped_by, StopReason::kInterrupted);
   EXPECT_NE(s.status, SolveStatus::kNoSolution);
+}
+
+TEST(Walk, ADeadlinePastAtTheStartSolvesNoLpAndReturnsAnHonestPoint) {
+  const Network net = testing::random_network(40, {300, 300}, 1, 5);
+  const Problem problem = make_problem(net, Domain::unit_box(40), Objective::output(1));
+  const Deadline past(0.0, nullptr);
+  const SolveResult r = run_walk(problem, walk(1000000, 2), past, RunControl{});
+  EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
+  EXPECT_EQ(r.lps, 0);
+  testing::expect_honest(net, Domain::unit_box(40), Objective::output(1), r);
 }
 
 }  // namespace

@@ -55,18 +55,30 @@ TEST(DenseDualSimplex, ReportsAnInfeasibleLp) {
   EXPECT_EQ(dense.solve(model).status, LpStatus::kInfeasible);
 }
 
-TEST(DenseDualSimplex, DeclinesAnUnboundedColumnAndDenseFirstFallsBackToClp) {
-  // max x + y with y <= 5 only through a row: y's column is free.
+// max x + y with y <= 5 only through a row: y's column is free, which the dense method declines.
+LinearModel free_column_lp() {
   LinearModel model;
   model.add_column(0.0, 1.0, 1.0);
   model.add_column(-kInfinity, kInfinity, 1.0);
   model.add_row({1}, {1.0}, -kInfinity, 5.0);
+  return model;
+}
+
+TEST(DenseDualSimplex, DeclinesAnUnboundedColumnAndDenseFirstFallsBackToClp) {
+  const LinearModel model = free_column_lp();
   DenseDualSimplex dense;
   EXPECT_EQ(dense.solve(model).status, LpStatus::kError);
   DenseFirstLp lp;
   const LpSolution solution = lp.solve(model);
   ASSERT_EQ(solution.status, LpStatus::kOptimal);
   EXPECT_NEAR(solution.objective, 6.0, 1e-9);
+  EXPECT_EQ(lp.fallbacks(), 1);
+}
+
+TEST(DenseDualSimplex, DenseFirstGivesClpOnlyTheTimeTheDenseAttemptLeft) {
+  // The dense method declines the free column at once; with no time left CLP does not start.
+  DenseFirstLp lp;
+  EXPECT_EQ(lp.solve(free_column_lp(), 0.0).status, LpStatus::kTimeLimit);
   EXPECT_EQ(lp.fallbacks(), 1);
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -78,6 +79,41 @@ TEST(WarmLpSolver, ResolvesAfterBoundChangesAndFromASavedBasis) {
   solution = lp->solve();
   ASSERT_EQ(solution.status, LpStatus::kOptimal);
   EXPECT_NEAR(solution.objective, 5.5, 1e-9);
+}
+
+// max sum x over [0, 1]^n with `rows` random rows a x <= 1 (a >= 0): many pivots from the slack basis.
+LinearModel dense_random_lp(int rows, int cols) {
+  LinearModel model;
+  for (int c = 0; c < cols; ++c) model.add_column(0.0, 1.0, 1.0);
+  std::uint64_t state = 12345;
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int> index(cols);
+    std::vector<double> value(cols);
+    for (int c = 0; c < cols; ++c) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      index[c] = c;
+      value[c] = static_cast<double>(state >> 11) / 9007199254740992.0 * 0.1;
+    }
+    model.add_row(index, value, -kInfinity, 1.0);
+  }
+  return model;
+}
+
+TEST(LpSolver, ClpStopsAtTheIterationItsTimeLimitPasses) {
+  const LinearModel model = dense_random_lp(150, 100);
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  const LpSolution whole = lp->solve(model);
+  ASSERT_EQ(whole.status, LpStatus::kOptimal);
+  ASSERT_GT(whole.iterations, 3);
+  // A limit already past ends the solve after its first iteration, not at CLP's next refactorization.
+  const LpSolution cut = lp->solve(model, 0.0);
+  EXPECT_NE(cut.status, LpStatus::kOptimal);
+  EXPECT_LE(cut.iterations, 1);
+  lp->load(model);
+  std::vector<double> objective(100, 1.0);
+  const LpBound bound = lp->maximize(objective, 0.0, LpStart::kSlackDual, 0.0);
+  EXPECT_NE(bound.status, LpStatus::kOptimal);
+  EXPECT_LE(bound.iterations, 1);
 }
 
 }  // namespace
