@@ -4,6 +4,7 @@
 #include <coin/CoinError.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -109,6 +110,13 @@ LpBasis basis_of(const ClpSimplex& lp) {
 // fresh, scaled one.
 constexpr int kDefaultScaling = 3, kNoScaling = 0;
 
+// What is left of `limit` seconds since `started`: a fresh solve after a failed warm one gets only that, so the
+// two together keep the caller's limit. (0 makes CLP stop at its first iteration.)
+double time_left(double limit, std::chrono::steady_clock::time_point started) {
+  const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return std::max(0.0, limit - used);
+}
+
 }  // namespace
 
 LpSolution ClpLp::solve(const LinearModel& model, double time_limit_seconds) {
@@ -134,12 +142,13 @@ LpSolution ClpLp::solve_from(const LinearModel& model, const LpBasis& start, dou
   } catch (const CoinError&) {
     return solve(model, time_limit_seconds);
   }
+  const auto started = std::chrono::steady_clock::now();
   LpSolution solution = dual_simplex(model, time_limit_seconds);
   // A stop or a time limit ends the warm solve as it would a fresh one; anything else but an answer (CLP gave
-  // up from that basis) gets the fresh solve.
+  // up from that basis) gets the fresh solve, within the time the warm attempt left.
   if (solution.status == LpStatus::kError || solution.status == LpStatus::kUnbounded) {
     const int iterations = solution.iterations;
-    solution = solve(model, time_limit_seconds);
+    solution = solve(model, time_left(time_limit_seconds, started));
     solution.iterations += iterations;
   }
   return solution;
@@ -189,6 +198,7 @@ LpBound ClpLp::maximize_from(const std::vector<double>& objective, double consta
   kept_->scaling(kNoScaling);
   const bool warm = start != nullptr && static_cast<int>(start->cols.size()) == kept_model_.num_cols() &&
                     static_cast<int>(start->rows.size()) == kept_model_.num_rows();
+  const auto started = std::chrono::steady_clock::now();
   if (warm) {
     try {
       copy_in_basis(*kept_, *start);
@@ -198,7 +208,7 @@ LpBound ClpLp::maximize_from(const std::vector<double>& objective, double consta
   }
   result = maximize(objective, constant, warm ? LpStart::kWarmDual : LpStart::kSlackDual, time_limit_seconds);
   if (warm && (result.status == LpStatus::kError || result.status == LpStatus::kUnbounded))
-    return maximize_from(objective, constant, nullptr, time_limit_seconds, end, point);
+    return maximize_from(objective, constant, nullptr, time_left(time_limit_seconds, started), end, point);
   if (end != nullptr && result.status == LpStatus::kOptimal) *end = basis_of(*kept_);
   if (point != nullptr && result.status == LpStatus::kOptimal)
     point->assign(kept_->primalColumnSolution(), kept_->primalColumnSolution() + kept_->numberColumns());
