@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "algorithms/bab.h"
@@ -260,7 +261,7 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
 // half of the threads; the first proof stops the other. Each bound is valid, so the result keeps the tighter one
 // and the better point. The calling thread's progress comes from bab alone.
 SolveResult prove_with_both(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                            const RunControl& control, const EvaluatedPoint& start) {
+                            const RunControl& control, const std::optional<EvaluatedPoint>& start) {
   const int threads = resolve_threads(options.threads);
   SolveOptions bab_options = options, mip_options = options;
   mip_options.method = Method::kMip;
@@ -316,7 +317,9 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   const Deadline prover_deadline = deadline.limited(deadline.remaining());
   SolveOptions prover_options = options;
   prover_options.mip.warm_start = false;
-  const EvaluatedPoint start = evaluate_point(problem, result.x);
+  // A process of a run over several may join the proof with no point of its own.
+  std::optional<EvaluatedPoint> start;
+  if (result.status != SolveStatus::kNoSolution) start = evaluate_point(problem, result.x);
   SolveResult proof;
   if (options.enhanced.prover == Prover::kBab) {
     proof = run_bab(problem, prover_options, prover_deadline, control, start);
@@ -408,6 +411,33 @@ std::unique_ptr<RegionImprover> make_improver(const Problem& problem, const Neur
   throw Error("unknown local search");
 }
 
+// The channel of the default's prover over several processes: a solve is the only run on them, and verify's
+// searches (channels 2k+1) never prove at the end.
+constexpr int kProverChannel = 1;
+
+// Over several processes bab proves over all of them (the lead decides whether there is a proof to run, so that
+// every process joins or none does; each starts from its own best point and the incumbents are shared), and the
+// other provers (CBC) run on the lead alone, from everyone's best point.
+void prove_at_the_end(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                      const RunControl& control, bool prove_at_end, SolveResult& result) {
+  bool go = prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired();
+  if (control.peers == nullptr) {
+    if (go) prove(problem, options, deadline, control, result);
+    return;
+  }
+  if (options.enhanced.prover == Prover::kBab) {
+    Peers& provers = control.peers->channel(kProverChannel);
+    if (!provers.decide(0, go, deadline)) return;
+    RunControl over_all = control;
+    over_all.peers = &provers;
+    prove(problem, options, deadline, over_all, result);
+  } else if (go && control.peers->lead()) {
+    RunControl lead_alone = control;
+    lead_alone.peers = nullptr;
+    prove(problem, options, deadline, lead_alone, result);
+  }
+}
+
 }  // namespace
 
 std::optional<EvaluatedPoint> local_search_from(const Problem& problem, const SolveOptions& options,
@@ -448,13 +478,7 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   result.lps += counts[2];
   result.gradient_steps = counts[3];
   result.perturbations = counts[4];
-  // Over several processes the lead proves alone, from everyone's best point.
-  const bool lead = control.peers == nullptr || control.peers->lead();
-  if (prove_at_end && lead && result.status != SolveStatus::kNoSolution && !deadline.expired()) {
-    RunControl lead_alone = control;
-    lead_alone.peers = nullptr;
-    prove(problem, options, deadline, lead_alone, result);
-  }
+  prove_at_the_end(problem, options, deadline, control, prove_at_end, result);
   result.seconds = deadline.elapsed();
   return result;
 }

@@ -279,6 +279,21 @@ class Mpi(unittest.TestCase):
         # is open, running or in transit anywhere.
         self.assert_bab_over_ranks(xavier_layers([8, 30, 30, 1], seed=3), "bab_mid", (2, 3))
 
+    def test_the_default_proves_over_ranks(self):
+        # A timed default run's prover (bab) runs over every rank: the threaded run's optimum, proven.
+        model = self.path("default_ranks.onnx")
+        write_gemm_onnx(xavier_layers([3, 48, 48, 1], seed=5), model)
+        flags = ["--time-limit", "20", "--seed", "3"]
+        threaded, _ = self.solve([], "default_threads", *flags, "--threads", "2", model=[model])
+        self.assertEqual(threaded["status"], "optimal")
+        tolerance = 1e-6 * max(1.0, abs(threaded["objective"]))
+        spread, _ = self.solve(mpirun(2), "default_ranks", *flags, "--threads", "1", model=[model])
+        self.assertEqual(spread.get("ranks_finished", 1), 2)
+        self.assertEqual(spread["status"], "optimal")
+        self.assertGreater(spread["nodes"], 0)
+        self.assertAlmostEqual(spread["objective"], threaded["objective"], delta=tolerance)
+        self.assertGreaterEqual(spread["bound"], spread["objective"])
+
     def test_a_killed_rank_ends_bab_within_the_time_limit(self):
         # Rank 0 still reports a bound: the lost rank's last posted one covers every node it held.
         json_file = self.path("bab_killed.json")
