@@ -123,6 +123,43 @@ TEST(BabRandomized, OneHiddenLayerBoundsHoldAtEveryNodeLimit) {
   }
 }
 
+// Random two-hidden-layer networks split on inputs while any neuron is unstable (relu_split_below 0), so that
+// the search runs long on input splits and rests strong branching where it gains little (the halves keep their
+// parent's bound until popped): the bound holds at every node limit and the complete search proves the optimum.
+TEST(BabRandomized, InputSplitBoundsHoldAtEveryNodeLimit) {
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  for (int trial = 0; trial < 8; ++trial) {
+    const int d = 2 + static_cast<int>(rng() % 3);
+    const Network net = testing::random_network(d, {6, 6}, 1, 700 + trial);
+    Eigen::VectorXd lo(d), hi(d);
+    for (int i = 0; i < d; ++i) {
+      const double a = uniform(rng), b = uniform(rng);
+      lo[i] = std::min(a, b);
+      hi[i] = std::max(a, b) + 1e-3;
+    }
+    const Domain box = Domain::box(lo, hi);
+    Objective objective = Objective::output(1);
+    if (trial % 2) objective.sense = Sense::kMinimize;
+    const double exact = testing::brute_force_max(net, box, objective);
+    for (long limit : {2L, 7L, 30L, 200L, 0L}) {
+      SolveOptions o;
+      o.method = Method::kBab;
+      o.threads = 1;
+      o.bab.node_limit = limit;
+      o.bab.relu_split_below = 0;
+      const SolveResult r = solve(net, box, objective, o);
+      ASSERT_TRUE(r.bound.has_value());
+      const double scale = std::max(1.0, std::abs(exact));
+      EXPECT_GE(objective.sign() * *r.bound, exact - 1e-12 * scale) << "trial " << trial << " limit " << limit;
+      EXPECT_LE(objective.sign() * r.objective, exact + 1e-7 * scale) << "trial " << trial;
+      if (limit == 0) {
+        EXPECT_EQ(r.status, SolveStatus::kOptimal) << "trial " << trial;
+      }
+    }
+  }
+}
+
 // The cases with several outputs minimize.
 INSTANTIATE_TEST_SUITE_P(
     SmallNetworks, Bab,
