@@ -87,22 +87,27 @@ TEST_P(Bab, TimedEnhancedRunEndsProvenOptimal) {
   EXPECT_FALSE(r.bound_trajectory.empty());
 }
 
+// A box of [-2, 2]^d with random corners, at least 1e-3 wide.
+Domain random_box(std::mt19937_64& rng, int d) {
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  Eigen::VectorXd lo(d), hi(d);
+  for (int i = 0; i < d; ++i) {
+    const double a = uniform(rng), b = uniform(rng);
+    lo[i] = std::min(a, b);
+    hi[i] = std::max(a, b) + 1e-3;
+  }
+  return Domain::box(lo, hi);
+}
+
 // Many random one-hidden-layer networks (the ReLU-split search with first-layer LP bounds and Anderson cuts)
 // over random boxes, maximized and minimized: the bound is never below the enumerated optimum, whatever the
 // node limit, and the complete search proves it.
 TEST(BabRandomized, OneHiddenLayerBoundsHoldAtEveryNodeLimit) {
   std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
   for (int trial = 0; trial < 12; ++trial) {
     const int d = 2 + static_cast<int>(rng() % 4), width = 4 + static_cast<int>(rng() % 6);
     const Network net = testing::random_network(d, {width}, 1, 500 + trial);
-    Eigen::VectorXd lo(d), hi(d);
-    for (int i = 0; i < d; ++i) {
-      const double a = uniform(rng), b = uniform(rng);
-      lo[i] = std::min(a, b);
-      hi[i] = std::max(a, b) + 1e-3;
-    }
-    const Domain box = Domain::box(lo, hi);
+    const Domain box = random_box(rng, d);
     Objective objective = Objective::output(1);
     if (trial % 2) objective.sense = Sense::kMinimize;
     const double exact = testing::brute_force_max(net, box, objective);
@@ -128,17 +133,10 @@ TEST(BabRandomized, OneHiddenLayerBoundsHoldAtEveryNodeLimit) {
 // parent's bound until popped): the bound holds at every node limit and the complete search proves the optimum.
 TEST(BabRandomized, InputSplitBoundsHoldAtEveryNodeLimit) {
   std::mt19937_64 rng(23);
-  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
   for (int trial = 0; trial < 8; ++trial) {
     const int d = 2 + static_cast<int>(rng() % 3);
     const Network net = testing::random_network(d, {6, 6}, 1, 700 + trial);
-    Eigen::VectorXd lo(d), hi(d);
-    for (int i = 0; i < d; ++i) {
-      const double a = uniform(rng), b = uniform(rng);
-      lo[i] = std::min(a, b);
-      hi[i] = std::max(a, b) + 1e-3;
-    }
-    const Domain box = Domain::box(lo, hi);
+    const Domain box = random_box(rng, d);
     Objective objective = Objective::output(1);
     if (trial % 2) objective.sense = Sense::kMinimize;
     const double exact = testing::brute_force_max(net, box, objective);
