@@ -8,9 +8,9 @@
 // split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
 // every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
-//   - on an input coordinate, chosen by strong branching (split_input), while d is small, many neurons are
-//     unstable and the network has more than one hidden layer: the children's boxes shrink and every neuron's
-//     bounds with them;
+//   - on an input coordinate, chosen by strong branching (split_input; the widest coordinate, its halves
+//     unpropagated, while strong branching gains little), while d is small, many neurons are unstable and the
+//     network has more than one hidden layer: the children's boxes shrink and every neuron's bounds with them;
 //   - else on the unstable ReLU whose upper line adds the most to the propagated bound (max(Lambda_j, 0) t_j).
 // Once every unstable neuron that is not concave is split, the node LP is the fixed-pattern LP of §2 (the
 // concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
