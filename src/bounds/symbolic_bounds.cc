@@ -112,13 +112,46 @@ class BackSubstitution {
   Eigen::VectorXd upper(Eigen::MatrixXd lambda, Eigen::VectorXd c, int k, Eigen::MatrixXd* input_lambda,
                         ObjectiveTrace* trace) const {
     Eigen::VectorXd margin = Eigen::VectorXd::Zero(lambda.rows());
-    for (int j = k;; --j) {
-      const LayerTerms& t = terms_[j];
-      margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * t.abs_reach);
-      c += lambda * t.layer->bias;
-      lambda = lambda * t.layer->weights;
-      if (j == 0) break;
+    affine_step(k, lambda, c, margin);
+    return substitute(std::move(lambda), std::move(c), std::move(margin), k, input_lambda, trace);
+  }
+
+  // Upper bounds of sign_r h_k[neuron_r] for each row r. The first step, over a unit row e_j, is taken as
+  // W_k's row j and b_j themselves (exact: the product's other terms are zeros), with the margin the product
+  // would carry: the same bounds as upper() at a fraction of its work (a dense product of the unit rows with
+  // W_k is most of a propagation's time through two layers of 100).
+  Eigen::VectorXd upper_of_neurons(const std::vector<Eigen::Index>& neuron, const std::vector<double>& sign,
+                                   int k) const {
+    const LayerTerms& t = terms_[k];
+    const auto rows = static_cast<Eigen::Index>(neuron.size());
+    Eigen::MatrixXd lambda(rows, t.layer->weights.cols());
+    Eigen::VectorXd c(rows), margin(rows);
+    const double g = gamma(t.layer->weights.rows() + 1);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      const double s = sign[static_cast<std::size_t>(r)];
+      const Eigen::Index j = neuron[static_cast<std::size_t>(r)];
+      lambda.row(r) = s * t.layer->weights.row(j);
+      c[r] = s * t.layer->bias[j];
+      margin[r] = g * t.abs_reach[j];
+    }
+    return substitute(std::move(lambda), std::move(c), std::move(margin), k, nullptr, nullptr);
+  }
+
+ private:
+  // Lambda over h_j becomes Lambda W_j over x_j, the bias going into c.
+  void affine_step(int j, Eigen::MatrixXd& lambda, Eigen::VectorXd& c, Eigen::VectorXd& margin) const {
+    const LayerTerms& t = terms_[j];
+    margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * t.abs_reach);
+    c += lambda * t.layer->bias;
+    lambda = lambda * t.layer->weights;
+  }
+
+  // The rest of upper() from Lambda over x_k (layer k's affine step taken) down to the input.
+  Eigen::VectorXd substitute(Eigen::MatrixXd lambda, Eigen::VectorXd c, Eigen::VectorXd margin, int k,
+                             Eigen::MatrixXd* input_lambda, ObjectiveTrace* trace) const {
+    for (int j = k; j > 0; --j) {
       relu_step(j - 1, lambda, c, margin, trace);
+      affine_step(j - 1, lambda, c, margin);
     }
     const Eigen::MatrixXd positive = lambda.cwiseMax(0.0), negative = lambda.cwiseMin(0.0);
     Eigen::VectorXd bound = positive * hi_ + negative * lo_ + c;
@@ -128,7 +161,6 @@ class BackSubstitution {
     return bound;
   }
 
- private:
   // Lambda over x_{j+1} = relu(h_j) becomes Lambda' over h_j, the intercepts going into c.
   void relu_step(int j, Eigen::MatrixXd& lambda, Eigen::VectorXd& c, Eigen::VectorXd& margin,
                  ObjectiveTrace* trace) const {
@@ -196,12 +228,11 @@ void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::Vec
     if (deadline && deadline->expired()) return;
     const std::size_t last = std::min(unstable.size(), first + block);
     const Eigen::Index r = static_cast<Eigen::Index>(last - first);
-    Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(2 * r, l.size());
-    for (Eigen::Index n = 0; n < r; ++n) {
-      lambda(n, unstable[first + n]) = 1.0;
-      lambda(r + n, unstable[first + n]) = -1.0;
-    }
-    const Eigen::VectorXd bound = back.upper(std::move(lambda), Eigen::VectorXd::Zero(2 * r), k, nullptr, nullptr);
+    std::vector<Eigen::Index> neuron(unstable.begin() + first, unstable.begin() + last);
+    neuron.insert(neuron.end(), unstable.begin() + first, unstable.begin() + last);
+    std::vector<double> sign(2 * last - 2 * first, 1.0);
+    std::fill(sign.begin() + r, sign.end(), -1.0);
+    const Eigen::VectorXd bound = back.upper_of_neurons(neuron, sign, k);
     for (Eigen::Index n = 0; n < r; ++n) {
       const Eigen::Index j = unstable[first + n];
       u[j] = std::min(u[j], bound[n]);

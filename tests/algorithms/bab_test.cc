@@ -87,22 +87,27 @@ TEST_P(Bab, TimedEnhancedRunEndsProvenOptimal) {
   EXPECT_FALSE(r.bound_trajectory.empty());
 }
 
+// A box of [-2, 2]^d with random corners, at least 1e-3 wide.
+Domain random_box(std::mt19937_64& rng, int d) {
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  Eigen::VectorXd lo(d), hi(d);
+  for (int i = 0; i < d; ++i) {
+    const double a = uniform(rng), b = uniform(rng);
+    lo[i] = std::min(a, b);
+    hi[i] = std::max(a, b) + 1e-3;
+  }
+  return Domain::box(lo, hi);
+}
+
 // Many random one-hidden-layer networks (the ReLU-split search with first-layer LP bounds and Anderson cuts)
 // over random boxes, maximized and minimized: the bound is never below the enumerated optimum, whatever the
 // node limit, and the complete search proves it.
 TEST(BabRandomized, OneHiddenLayerBoundsHoldAtEveryNodeLimit) {
   std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
   for (int trial = 0; trial < 12; ++trial) {
     const int d = 2 + static_cast<int>(rng() % 4), width = 4 + static_cast<int>(rng() % 6);
     const Network net = testing::random_network(d, {width}, 1, 500 + trial);
-    Eigen::VectorXd lo(d), hi(d);
-    for (int i = 0; i < d; ++i) {
-      const double a = uniform(rng), b = uniform(rng);
-      lo[i] = std::min(a, b);
-      hi[i] = std::max(a, b) + 1e-3;
-    }
-    const Domain box = Domain::box(lo, hi);
+    const Domain box = random_box(rng, d);
     Objective objective = Objective::output(1);
     if (trial % 2) objective.sense = Sense::kMinimize;
     const double exact = testing::brute_force_max(net, box, objective);
@@ -111,6 +116,36 @@ TEST(BabRandomized, OneHiddenLayerBoundsHoldAtEveryNodeLimit) {
       o.method = Method::kBab;
       o.threads = 1;
       o.bab.node_limit = limit;
+      const SolveResult r = solve(net, box, objective, o);
+      ASSERT_TRUE(r.bound.has_value());
+      const double scale = std::max(1.0, std::abs(exact));
+      EXPECT_GE(objective.sign() * *r.bound, exact - 1e-12 * scale) << "trial " << trial << " limit " << limit;
+      EXPECT_LE(objective.sign() * r.objective, exact + 1e-7 * scale) << "trial " << trial;
+      if (limit == 0) {
+        EXPECT_EQ(r.status, SolveStatus::kOptimal) << "trial " << trial;
+      }
+    }
+  }
+}
+
+// Random two-hidden-layer networks split on inputs while any neuron is unstable (relu_split_below 0), so that
+// the search runs long on input splits and rests strong branching where it gains little (the halves keep their
+// parent's bound until popped): the bound holds at every node limit and the complete search proves the optimum.
+TEST(BabRandomized, InputSplitBoundsHoldAtEveryNodeLimit) {
+  std::mt19937_64 rng(23);
+  for (int trial = 0; trial < 8; ++trial) {
+    const int d = 2 + static_cast<int>(rng() % 3);
+    const Network net = testing::random_network(d, {6, 6}, 1, 700 + trial);
+    const Domain box = random_box(rng, d);
+    Objective objective = Objective::output(1);
+    if (trial % 2) objective.sense = Sense::kMinimize;
+    const double exact = testing::brute_force_max(net, box, objective);
+    for (long limit : {2L, 7L, 30L, 200L, 0L}) {
+      SolveOptions o;
+      o.method = Method::kBab;
+      o.threads = 1;
+      o.bab.node_limit = limit;
+      o.bab.relu_split_below = 0;
       const SolveResult r = solve(net, box, objective, o);
       ASSERT_TRUE(r.bound.has_value());
       const double scale = std::max(1.0, std::abs(exact));
