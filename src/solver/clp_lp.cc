@@ -110,13 +110,6 @@ LpBasis basis_of(const ClpSimplex& lp) {
 // fresh, scaled one.
 constexpr int kDefaultScaling = 3, kNoScaling = 0;
 
-// What is left of `limit` seconds since `started`: a fresh solve after a failed warm one gets only that, so the
-// two together keep the caller's limit. (0 makes CLP stop at its first iteration.)
-double time_left(double limit, std::chrono::steady_clock::time_point started) {
-  const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return std::max(0.0, limit - used);
-}
-
 }  // namespace
 
 LpSolution ClpLp::solve(const LinearModel& model, double time_limit_seconds) {

@@ -12,7 +12,7 @@ LpSolution DenseFirstLp::solve(const LinearModel& model, double time_limit_secon
     LpSolution solution = dense_.solve(model, time_limit_seconds);
     if (solution.status == LpStatus::kOptimal || solution.status == LpStatus::kTimeLimit) return solution;
     ++fallbacks_;
-    time_limit_seconds -= std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    time_limit_seconds = time_left(time_limit_seconds, start);
     if (time_limit_seconds <= 0.0) {
       solution.status = LpStatus::kTimeLimit;
       return solution;

@@ -4,7 +4,9 @@
 // interface, one adapter per backend (solver/clp_lp.h, solver/clp_warm_lp.h), and factories that pick the
 // backend, so that no code outside src/solver/ names one. Integrality is ignored (LP relaxation). One object per
 // thread. (The sampling hot path solves its LPs through DenseFirstLp, solver/dense_first_lp.h.)
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -75,6 +77,13 @@ class WarmLpSolver {
   virtual void save_basis() = 0;
   virtual void restore_basis() = 0;
 };
+
+// What is left of `limit` seconds since `started` (never negative): a second attempt at an LP after a failed
+// first one gets only this, so that the two together keep the caller's limit.
+inline double time_left(double limit, std::chrono::steady_clock::time_point started) {
+  const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return std::max(0.0, limit - used);
+}
 
 // The backend: COIN-OR CLP.
 std::unique_ptr<LpSolver> make_lp_solver();
