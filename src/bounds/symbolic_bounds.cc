@@ -44,6 +44,13 @@ double gamma(Eigen::Index n) {
   return nu / (1.0 - nu);
 }
 
+// |W| v, without forming |W|.
+Eigen::VectorXd abs_times(const Eigen::MatrixXd& w, const Eigen::VectorXd& v) {
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(w.rows());
+  for (Eigen::Index j = 0; j < w.cols(); ++j) out.array() += w.col(j).array().abs() * v[j];
+  return out;
+}
+
 // A bound that the margin makes valid, with the margin's own rounding covered.
 double settle(double value, double margin) {
   return std::nextafter(value + margin * (1.0 + 1e-6), kInfinity);
@@ -95,8 +102,10 @@ class BackSubstitution {
   // Adds hidden layer k (or the output layer, k = K) once the bounds on its inputs are known.
   void add_layer_terms(int k, const Eigen::VectorXd& input_magnitude) {
     const DenseLayer& layer = network_.layers()[k];
-    terms_.push_back({&layer, layer.weights.cwiseAbs() * input_magnitude + layer.bias.cwiseAbs()});
+    terms_.push_back({&layer, abs_times(layer.weights, input_magnitude) + layer.bias.cwiseAbs()});
   }
+  // |W_k| m_k + |b_k|.
+  const Eigen::VectorXd& abs_reach(int k) const { return terms_[k].abs_reach; }
   void add_relu_lines(ReluLines lines) { lines_.push_back(std::move(lines)); }
   // Multiply-adds per row of Lambda to back-substitute from layer k to the input.
   double work_per_row(int k) const {
@@ -150,8 +159,12 @@ class BackSubstitution {
   Eigen::VectorXd substitute(Eigen::MatrixXd lambda, Eigen::VectorXd c, Eigen::VectorXd margin, int k,
                              Eigen::MatrixXd* input_lambda, ObjectiveTrace* trace) const {
     for (int j = k; j > 0; --j) {
-      relu_step(j - 1, lambda, c, margin, trace);
-      affine_step(j - 1, lambda, c, margin);
+      if (trace) {
+        relu_step(j - 1, lambda, c, margin, trace);
+        affine_step(j - 1, lambda, c, margin);
+      } else {
+        relu_affine_step(j - 1, lambda, c, margin);
+      }
     }
     const Eigen::MatrixXd positive = lambda.cwiseMax(0.0), negative = lambda.cwiseMin(0.0);
     Eigen::VectorXd bound = positive * hi_ + negative * lo_ + c;
@@ -177,6 +190,31 @@ class BackSubstitution {
     margin += 2.0 * kUnitRoundoff * (lambda.cwiseAbs() * r.h_magnitude);
   }
 
+  // relu_step then affine_step in one pass over Lambda (no trace): each column's lines, and the intercepts and
+  // the bias going into c as they are met. Per row, c becomes a sum of 2n + 1 terms (c, the intercepts added and
+  // Lambda'_i b_i), off by at most gamma_{2n+1} times the sum of their magnitudes; the product Lambda' W by
+  // gamma_{n+1} |Lambda'| |W| m as in affine_step (abs_reach = |W| m + |b| covers both with gamma_{2n+1}); the
+  // slopes' rounding by 2u |Lambda'| max(|l|, |u|) as in relu_step.
+  void relu_affine_step(int j, Eigen::MatrixXd& lambda, Eigen::VectorXd& c, Eigen::VectorXd& margin) const {
+    const ReluLines& r = lines_[j];
+    const LayerTerms& t = terms_[j];
+    const Eigen::Index n = lambda.cols();
+    const double g = gamma(2 * n + 1);
+    margin += g * c.cwiseAbs();
+    Eigen::ArrayXd added(lambda.rows());
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double up = r.upper_slope[i], low = r.lower_slope[i], t_i = r.upper_intercept[i];
+      const double b_i = t.layer->bias[i];
+      const double weight = g * t.abs_reach[i] + 2.0 * kUnitRoundoff * r.h_magnitude[i];
+      auto v = lambda.col(i).array();
+      added = v.max(0.0) * t_i;
+      v = v.max(0.0) * up + v.min(0.0) * low;  // Lambda' over h_j
+      c.array() += added + v * b_i;
+      margin.array() += g * added + v.abs() * weight;
+    }
+    lambda = lambda * t.layer->weights;
+  }
+
   const Network& network_;
   const Eigen::VectorXd& lo_;
   const Eigen::VectorXd& hi_;
@@ -185,15 +223,18 @@ class BackSubstitution {
   std::vector<ReluLines> lines_;
 };
 
-// Interval bounds of layer k from the magnitudes and ranges of its inputs, with their round-off margin.
+// Interval bounds of layer k from the ranges of its inputs, with their round-off margin: each bound is a sum of
+// 2n + 1 terms (n inputs), off by at most gamma_{2n+1} (|W| m + |b|) = gamma_{2n+1} abs_reach.
 void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
-                    Eigen::VectorXd& l, Eigen::VectorXd& u) {
-  const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0), negative = layer.weights.cwiseMin(0.0);
-  const Eigen::VectorXd magnitude = in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs());
-  const Eigen::VectorXd margin =
-      gamma(layer.weights.cols() + 1) * (layer.weights.cwiseAbs() * magnitude + layer.bias.cwiseAbs());
-  l = positive * in_lo + negative * in_hi + layer.bias;
-  u = positive * in_hi + negative * in_lo + layer.bias;
+                    const Eigen::VectorXd& abs_reach, Eigen::VectorXd& l, Eigen::VectorXd& u) {
+  const Eigen::VectorXd margin = gamma(2 * layer.weights.cols() + 1) * abs_reach;
+  l = layer.bias;
+  u = layer.bias;
+  for (Eigen::Index j = 0; j < layer.weights.cols(); ++j) {
+    const auto w = layer.weights.col(j).array();
+    l.array() += w.max(0.0) * in_lo[j] + w.min(0.0) * in_hi[j];
+    u.array() += w.max(0.0) * in_hi[j] + w.min(0.0) * in_lo[j];
+  }
   for (Eigen::Index i = 0; i < l.size(); ++i) {
     l[i] = -settle(-l[i], margin[i]);
     u[i] = settle(u[i], margin[i]);
@@ -218,10 +259,12 @@ bool apply_splits(const std::vector<Split>* splits, Eigen::VectorXd& l, Eigen::V
 
 // Tightens the unstable neurons of layer k by back-substitution (the others are exact in any relaxation).
 // Blocks of neurons (two rows of Lambda each), with a look at the deadline before each.
-void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u, const Deadline* deadline) {
+// Neurons where `skip` (may be null) is set keep the bounds they have.
+void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::VectorXd& u, const Deadline* deadline,
+             const std::vector<bool>* skip) {
   std::vector<Eigen::Index> unstable;
   for (Eigen::Index i = 0; i < l.size(); ++i)
-    if (l[i] < 0.0 && u[i] > 0.0) unstable.push_back(i);
+    if (l[i] < 0.0 && u[i] > 0.0 && !(skip && (*skip)[static_cast<std::size_t>(i)])) unstable.push_back(i);
   const auto fitting = static_cast<std::size_t>(kWorkPerCheck / (2.0 * back.work_per_row(k)));
   const std::size_t block = std::clamp<std::size_t>(fitting, 1, kMaxRowsPerCheck);
   for (std::size_t first = 0; first < unstable.size(); first += block) {
@@ -301,10 +344,20 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
 
 }  // namespace
 
+// The last hidden layer's neurons on which the objective c^T y is concave: c^T W_K e_j <= 0 (docs/MATH.md §10).
+std::vector<bool> concave_last_layer(const Network& network, const Eigen::VectorXd& output_weights) {
+  const Eigen::VectorXd c = network.output_layer().weights.transpose() * output_weights;
+  std::vector<bool> concave(static_cast<std::size_t>(c.size()));
+  for (Eigen::Index j = 0; j < c.size(); ++j) concave[static_cast<std::size_t>(j)] = c[j] <= 0.0;
+  return concave;
+}
+
 Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                       const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
-                      const NeuronBounds* prior, const Deadline* deadline) {
+                      const NeuronBounds* prior, const Deadline* deadline, bool objective_only) {
   Propagation result;
+  const bool skip_concave = objective_only && output_weights.size() > 0 && network.num_hidden_layers() > 0;
+  const std::vector<bool> concave = skip_concave ? concave_last_layer(network, output_weights) : std::vector<bool>{};
   BackSubstitution back(network, lo, hi);
   Eigen::VectorXd in_lo = lo, in_hi = hi;
   const int hidden = network.num_hidden_layers();
@@ -312,7 +365,7 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
     back.add_layer_terms(k, in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs()));
     if (k == hidden) break;
     Eigen::VectorXd l, u;
-    interval_layer(network.hidden_layer(k), in_lo, in_hi, l, u);
+    interval_layer(network.hidden_layer(k), in_lo, in_hi, back.abs_reach(k), l, u);
     if (prior) {
       l = l.cwiseMax(prior->lower[k]);
       u = u.cwiseMin(prior->upper[k]);
@@ -322,7 +375,7 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
       result.empty = true;
       return result;
     }
-    if (k > 0) tighten(back, k, l, u, deadline);
+    if (k > 0) tighten(back, k, l, u, deadline, skip_concave && k == hidden - 1 ? &concave : nullptr);
     if (!apply_splits(layer_splits, l, u) || (l.array() > u.array()).any()) {
       result.empty = true;
       return result;

@@ -40,9 +40,14 @@ struct Propagation {
 // box; each result is the tighter of the two. Every bound carries a proven margin for round-off. Once
 // `deadline` (may be null) has expired, the neurons not yet reached keep their interval bounds (still valid), so
 // a propagation over wide layers ends within one block of rows of it.
+// With `objective_only`, the last hidden layer's neurons on which the objective is concave (its coefficient
+// over them, c^T W_K e_j, <= 0) keep their interval (or prior) bounds: the objective's bound back-substitutes
+// them by a lower line alpha h, valid for every alpha in [0, 1] whatever their bounds, with alpha chosen at the
+// maximizing vertex (so stable ones are exact too). For bab with concave neurons relaxed (they are never split
+// and its node LP models them as y >= h, y >= 0); the bounds reported for them are then only valid, not tight.
 Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                       const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
-                      const NeuronBounds* prior, const Deadline* deadline = nullptr);
+                      const NeuronBounds* prior, const Deadline* deadline = nullptr, bool objective_only = false);
 
 // The vertex of the box [lo, hi] where lambda^T x is largest (x_i = hi_i where lambda_i >= 0, else lo_i).
 Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
