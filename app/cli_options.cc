@@ -95,6 +95,7 @@ Options of solve:
                        bab: nodes of the search (0: no limit)                  [0]
   --input-split-dims D bab, 2+ hidden layers: split input coordinates only when d <= D   [10]
   --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
+  --bab-memory MB      bab: memory for its open nodes; beyond it, depth-first dives (0: no limit)   [2048]
   --ascent-steps N     gradient, enhanced: steps (forward and backward passes) per sample   [100]
   --perturbations N    gradient, enhanced: restarts near the best point when an ascent is stuck   [3]
   --perturbation-radius R  gradient, enhanced: their radius, relative to each box width   [0.05]
@@ -215,6 +216,8 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.solve.bab.input_split_dims = parse_number<int>(flag, value());
     } else if (flag == "--relu-split-below") {
       options.solve.bab.relu_split_below = parse_number<int>(flag, value());
+    } else if (flag == "--bab-memory") {
+      options.solve.bab.memory_mb = parse_number<double>(flag, value());
     } else if (flag == "--ascent-steps") {
       options.solve.gradient.ascent_steps = parse_number<long>(flag, value());
     } else if (flag == "--perturbations") {

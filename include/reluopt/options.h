@@ -100,6 +100,9 @@ struct BabOptions {
   // and always with one hidden layer, on a ReLU (docs/MATH.md §11).
   int input_split_dims = 10;
   int relu_split_below = 16;
+  // Memory the open nodes may take (estimated from their size); above it each worker searches the subtree of the
+  // node it takes depth first, so the queue stops growing. 0: no limit.
+  double memory_mb = 2048;
 };
 
 // Projected gradient ascent (Method::kGradient, docs/MATH.md §14): from each sample of P, up to ascent_steps

@@ -97,6 +97,8 @@ std::map<std::string, Setter> setters() {
                                      [](SolveOptions& o) -> int& { return o.bab.input_split_dims; });
   s["relu_split_below"] = field<int>("relu_split_below", "an integer",
                                      [](SolveOptions& o) -> int& { return o.bab.relu_split_below; });
+  s["bab_memory_mb"] = field<double>("bab_memory_mb", "a number",
+                                     [](SolveOptions& o) -> double& { return o.bab.memory_mb; });
   s["check_proof"] = field<bool>("check_proof", "True or False", [](SolveOptions& o) -> bool& { return o.check_proof; });
   return s;
 }

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <queue>
@@ -67,15 +68,16 @@ constexpr int kSeedPoints = 16;
 constexpr int kStrongInputCandidates = 3;
 constexpr double kMinInputProgress = 0.2;
 
-// Strong branching pays where its pick's larger child bound is well below the widest coordinate's: on average
-// by 0.30-0.35 of the node's gap on deep boxes 02, 07 and 12, by 0.03 on the 10 -> 2x100 -> 1 grid network
-// (seed 20787). There the propagations it costs (two per candidate, eight for the node's one) buy little, and
-// halving the widest coordinate without propagating the halves (each is propagated once, when popped) takes
-// the bound from 1.058 to 0.906 in 20 s on one thread (121779 nodes against 21353). That advantage is followed
-// as a moving average (weight kAdvantageStep per strong branching); below kMinAdvantage only one input split
-// in kStrongProbeEvery branches strongly, to keep the average current.
+// Strong branching pays where its pick's larger child bound is well below the widest coordinate's. Its advantage
+// at a node is the share of its pick's bound reduction that halving the widest coordinate misses:
+// (widest's larger child bound - pick's) / (node bound - pick's), a moving average of it (weight kAdvantageStep per
+// strong branching) is kept, and below kMinAdvantage only one input split in kStrongProbeEvery branches strongly,
+// to keep the average current. Measured (bench/results/bab_input_split.md): 0.26-0.65 on deep boxes 02, 07 and 12,
+// where strong branching decides, and 0.10-0.17 throughout on the 10 -> 2x100 -> 1 grid network (seed 20787), where
+// its propagations (two per candidate, eight per node) buy little: there resting it proves the network in 89 s
+// (2 threads) against 172 s with strong branching on every node.
 constexpr double kAdvantageStep = 0.02;
-constexpr double kMinAdvantage = 0.1;
+constexpr double kMinAdvantage = 0.2;
 constexpr long kStrongProbeEvery = 32;
 
 // Rounds of Anderson cuts (Anderson et al., Math. Prog. 2020; MATH.md §5) at each node LP: the LP is solved
@@ -84,6 +86,11 @@ constexpr long kStrongProbeEvery = 32;
 // 2.32 without rounds, 1.90-1.97 with 1 round, 2.00 with 2, 2.03 with 4; at 1000 nodes, keeping the tight cuts
 // gives 2.024 against 2.089 without (in 13.7 s against 12.4 s).
 constexpr int kCutRounds = 1;
+
+// Above the memory budget (BabOptions::memory_mb) a worker searches the subtree of the node it pops depth first,
+// for up to this many nodes before its unexplored ones go back to the queue (about a second of work on two
+// layers of 100), so that the global bound, which holds the subtree's root bound meanwhile, keeps moving.
+constexpr long kDiveNodes = 10000;
 
 // A cut of an ancestor's node LP over the keys (solver/carry_basis.h) of its columns. It holds for every
 // descendant, whose MIP points are the ancestor's that meet more splits on a smaller box, in the same columns
@@ -104,6 +111,9 @@ struct Node {
   std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
   std::shared_ptr<const std::vector<KeptCut>> cuts;  // the cuts tight at it (may be null)
   std::shared_ptr<const FirstLayerBases> first_layer;  // the bases of an ancestor's first-layer LPs (may be null)
+  // Non-empty when the node was propagated as it was made: `bound` is its own propagated bound, `prior` its own
+  // neuron bounds and this the slopes of its upper function over the input.
+  Eigen::VectorXd lambda;
 };
 
 // A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
@@ -112,6 +122,15 @@ struct NodeLp {
   double bound = kInfinity;
   std::shared_ptr<const KeyedBasis> basis;
   std::shared_ptr<const std::vector<KeptCut>> cuts;
+};
+
+// Strong branching's look at one input coordinate: both halves propagated, their bounds (-infinity when empty), the
+// larger one and their sum.
+struct InputTrial {
+  Eigen::Index i;
+  std::array<Propagation, 2> child;
+  std::array<double, 2> bound;
+  double high, sum;
 };
 
 struct ByBound {
@@ -217,6 +236,22 @@ class Frontier {
   std::map<long, double> sent_;  // batches given to another process and not yet confirmed: their largest bound
 };
 
+// An open node's size in memory, estimated: the struct, its box and slopes (3 d doubles), its neuron bounds (2 per
+// hidden neuron, its own or its parent's), a split per hidden neuron once it has one, and the allocations' overhead.
+std::size_t node_bytes(const Network& network) {
+  const auto hidden = static_cast<std::size_t>(network.num_hidden_neurons());
+  const auto d = static_cast<std::size_t>(network.input_dim());
+  const auto layers = static_cast<std::size_t>(network.num_hidden_layers());
+  return sizeof(Node) + 3 * (8 * d + 32) + 16 * hidden + 64 * layers + hidden + 128;
+}
+
+// How many open nodes fit in `memory_mb` megabytes (0: no limit).
+long node_budget(const Network& network, double memory_mb) {
+  if (!(memory_mb > 0.0)) return std::numeric_limits<long>::max();
+  const double nodes = memory_mb * 1048576.0 / static_cast<double>(node_bytes(network));
+  return nodes >= 9e18 ? std::numeric_limits<long>::max() : std::max<long>(1, static_cast<long>(nodes));
+}
+
 // A node as a row of doubles for another process: its bound, box, and split neurons (each one's index over all
 // hidden layers plus one, negative on the inactive side). The parent's neuron bounds stay behind: the receiver
 // propagates without a prior.
@@ -306,7 +341,8 @@ class Search {
          Frontier& frontier)
       : problem_(problem), options_(options), deadline_(deadline), incumbent_(incumbent), frontier_(frontier),
         output_weights_(problem.objective.sign() * problem.objective.weights),
-        constant_(problem.objective.sign() * problem.objective.constant) {}
+        constant_(problem.objective.sign() * problem.objective.constant),
+        node_budget_(node_budget(problem.network, options.bab.memory_mb)) {}
 
   // One worker: nodes until none is left, the deadline, or the node limit.
   void work(std::atomic<long>& nodes) {
@@ -316,10 +352,22 @@ class Search {
     const auto stop = [&] {
       return deadline_.expired() || (options_.bab.node_limit > 0 && nodes.load() >= options_.bab.node_limit);
     };
+    std::vector<Node> children;
     while (frontier_.pop(node, stop)) {
       ++nodes;
       const double running = node.bound;
-      process(std::move(node), *lp);
+      process(std::move(node), *lp, children);
+      // Above the memory budget, the node's subtree is searched depth first (its bound, still among the running
+      // ones, covers every node of it) for up to kDiveNodes nodes, so the queue stops growing.
+      for (long dived = 0; frontier_.open() > node_budget_ && !children.empty() && dived < kDiveNodes && !stop();
+           ++dived) {
+        Node next = std::move(children.back());
+        children.pop_back();
+        ++nodes;
+        process(std::move(next), *lp, children);
+      }
+      for (Node& child : children) frontier_.push(std::move(child));
+      children.clear();
       frontier_.done(running);
     }
   }
@@ -336,14 +384,23 @@ class Search {
 
   void offer(const Eigen::VectorXd& x) { incumbent_.offer(evaluate_point(problem_, x)); }
 
-  void process(Node node, LpSolver& lp) {
-    NeuronBounds tightened;
-    const NeuronBounds* prior = first_layer_prior(node, lp, tightened);
-    const Propagation prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_,
-                                       node.splits, prior, &deadline_);
-    if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
+  // Bounds the node, and splits it into `children` (appended) unless it closes.
+  void process(Node node, LpSolver& lp, std::vector<Node>& children) {
+    if (close_or_keep(node.bound)) return;
+    Propagation prop;
+    if (node.lambda.size() > 0) {
+      prop.bounds = *node.prior;
+      prop.objective.upper = node.bound;
+      prop.objective.lambda = std::move(node.lambda);
+    } else {
+      NeuronBounds tightened;
+      const NeuronBounds* prior = first_layer_prior(node, lp, tightened);
+      prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_, node.splits, prior,
+                       &deadline_, options_.relax_concave);
+      if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
+      offer(best_vertex(prop.objective.lambda, node.lo, node.hi));
+    }
     double bound = std::min(node.bound, prop.objective.upper);
-    offer(best_vertex(prop.objective.lambda, node.lo, node.hi));
     if (close_or_keep(bound)) return;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, prop.bounds);
     const std::vector<std::pair<int, int>> free = branchable(node, prop.bounds, concave);
@@ -357,6 +414,12 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     if (!input_split) {
+      if (prop.objective.relaxation_share.empty()) {  // made by an input split: the branching score needs it
+        const NeuronBounds own = prop.bounds;
+        prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_, node.splits, &own,
+                         &deadline_, options_.relax_concave);
+        if (prop.empty) return;
+      }
       NodeLp relaxation = node_lp(node, prop.bounds, lp);
       bound = std::min(bound, relaxation.bound);
       if (close_or_keep(bound)) return;
@@ -366,8 +429,8 @@ class Search {
       }
     }
     node.bound = bound;
-    if (free.empty() || input_split) return split_input(std::move(node), prop);
-    split_relu(std::move(node), prop, free);
+    if (free.empty() || input_split) return split_input(std::move(node), prop, children);
+    split_relu(std::move(node), prop, free, children);
   }
 
   // The node's prior with the first layer tightened by LPs over its split half-spaces (split_bounds.h) where
@@ -538,61 +601,87 @@ class Search {
   // their sum): strong branching, at two propagations per candidate. The children keep those bounds, and this
   // node's neuron bounds as their prior. With a single candidate (the widest) the halves keep this node's
   // bound: they are propagated when popped.
-  void split_input(Node node, const Propagation& prop) {
-    const auto prior = std::make_shared<const NeuronBounds>(prop.bounds);
-    Eigen::Index best_i = -1;
-    double best_max = kInfinity, best_sum = kInfinity;
-    std::array<double, 2> best_bounds{}, widest_bounds{};
+  void split_input(Node node, const Propagation& prop, std::vector<Node>& children) {
     const std::vector<Eigen::Index> candidates = input_candidates(node, prop);
-    if (candidates.size() == 1) {
-      best_i = candidates.front();
-      best_max = node.bound;
-      best_bounds = widest_bounds = {node.bound, node.bound};
-    }
-    for (Eigen::Index i : candidates) {
-      if (candidates.size() == 1) break;
-      const double mid = 0.5 * (node.lo[i] + node.hi[i]);
-      std::array<double, 2> bounds{};
-      for (int side = 0; side < 2; ++side) {
-        Eigen::VectorXd lo = node.lo, hi = node.hi;
-        (side == 0 ? hi : lo)[i] = mid;
-        const Propagation child = propagate(problem_.network, lo, hi, output_weights_, constant_, node.splits,
-                                            prior.get(), &deadline_);
-        bounds[side] = child.empty ? -kInfinity : std::min(node.bound, child.objective.upper);
-      }
-      const double high = std::max(bounds[0], bounds[1]), sum = bounds[0] + bounds[1];
-      if (best_i < 0 || high < best_max || (high == best_max && sum < best_sum)) {
-        best_i = i;
-        best_max = high;
-        best_sum = sum;
-        best_bounds = bounds;
-      }
-      if (i == candidates.front()) widest_bounds = bounds;
-    }
-    // A split that takes less than kMinInputProgress of the node's gap to the incumbent off its bound is no better
-    // than the widest coordinate's: halving the widest keeps every coordinate shrinking (otherwise the search can
-    // halve one coordinate down to round-off, gaining a little each time).
-    const double gap = node.bound - incumbent_value();
-    if (candidates.size() > 1 && std::isfinite(gap) && gap > 0.0)
-      record_advantage((std::max(widest_bounds[0], widest_bounds[1]) - best_max) / gap);
-    if (best_i >= 0 && std::isfinite(gap) && node.bound - best_max < kMinInputProgress * gap) {
-      best_i = candidates.front();
-      best_bounds = widest_bounds;
-    }
-    if (best_i < 0) {
+    if (candidates.empty()) {
       frontier_.pruned(node.bound);  // nothing left to split: the bound stays in the global bound, honestly
       stuck_ = true;
       return;
     }
-    const double mid = 0.5 * (node.lo[best_i] + node.hi[best_i]);
-    node.prior = prior;
-    for (int side = 0; side < 2; ++side) {
-      if (best_bounds[side] == -kInfinity || close_or_keep(best_bounds[side])) continue;
-      Node child = node;
-      (side == 0 ? child.hi : child.lo)[best_i] = mid;
-      child.bound = best_bounds[side];
-      frontier_.push(std::move(child));
+    node.prior = std::make_shared<const NeuronBounds>(prop.bounds);
+    // A child made here is propagated now, unless its LPs over first-layer splits would tighten it when popped.
+    const bool fresh = first_layer_splits(node.splits) == 0;
+    if (candidates.size() == 1) {
+      for (int side = 0; side < 2; ++side) {
+        Node child = halve(node, candidates.front(), side);
+        if (fresh && !propagate_child(child)) continue;
+        children.push_back(std::move(child));
+      }
+      return;
     }
+    std::vector<InputTrial> trials;
+    for (Eigen::Index i : candidates) trials.push_back(try_input_split(node, i));
+    std::size_t best = 0;
+    for (std::size_t t = 1; t < trials.size(); ++t)
+      if (trials[t].high < trials[best].high || (trials[t].high == trials[best].high && trials[t].sum < trials[best].sum))
+        best = t;
+    const InputTrial& widest = trials.front();
+    const double reduction = node.bound - trials[best].high;
+    record_advantage(reduction > 0.0 ? (widest.high - trials[best].high) / reduction : 0.0);
+    // A split that takes less than kMinInputProgress of the node's gap to the incumbent off its bound is no better
+    // than the widest coordinate's: halving the widest keeps every coordinate shrinking (otherwise the search can
+    // halve one coordinate down to round-off, gaining a little each time).
+    const double gap = node.bound - incumbent_value();
+    if (std::isfinite(gap) && reduction < kMinInputProgress * gap) best = 0;
+    InputTrial& pick = trials[best];
+    for (int side = 0; side < 2; ++side) {
+      if (pick.bound[side] == -kInfinity || close_or_keep(pick.bound[side])) continue;
+      Node child = halve(node, pick.i, side);
+      child.bound = pick.bound[side];
+      if (fresh) {
+        Propagation& own = pick.child[side];
+        offer(best_vertex(own.objective.lambda, child.lo, child.hi));
+        child.prior = std::make_shared<const NeuronBounds>(std::move(own.bounds));
+        child.lambda = std::move(own.objective.lambda);
+      }
+      children.push_back(std::move(child));
+    }
+  }
+
+  // The node's lower (side 0) or upper half on coordinate i, with its bound.
+  static Node halve(const Node& node, Eigen::Index i, int side) {
+    Node child = node;
+    child.lambda.resize(0);  // not propagated yet
+    (side == 0 ? child.hi : child.lo)[i] = 0.5 * (node.lo[i] + node.hi[i]);
+    return child;
+  }
+
+  // Both halves of the node on coordinate i, propagated (its neuron bounds as their prior).
+  InputTrial try_input_split(const Node& node, Eigen::Index i) const {
+    InputTrial trial{i, {}, {}, 0.0, 0.0};
+    for (int side = 0; side < 2; ++side) {
+      const Node half = halve(node, i, side);
+      trial.child[side] = propagate(problem_.network, half.lo, half.hi, output_weights_, constant_, node.splits,
+                                    node.prior.get(), &deadline_, options_.relax_concave);
+      trial.bound[side] = trial.child[side].empty ? -kInfinity : std::min(node.bound, trial.child[side].objective.upper);
+    }
+    trial.high = std::max(trial.bound[0], trial.bound[1]);
+    trial.sum = trial.bound[0] + trial.bound[1];
+    return trial;
+  }
+
+  // Propagates a child as it is made (its parent's bounds as the prior), so that it enters the queue with its
+  // own bound, or not at all when that closes it; false when it is closed.
+  bool propagate_child(Node& child) {
+    Propagation prop = propagate(problem_.network, child.lo, child.hi, output_weights_, constant_, child.splits,
+                                 child.prior.get(), &deadline_, options_.relax_concave);
+    if (prop.empty) return false;
+    offer(best_vertex(prop.objective.lambda, child.lo, child.hi));
+    child.bound = std::min(child.bound, prop.objective.upper);
+    if (close_or_keep(child.bound)) return false;
+    child.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
+    child.lambda = std::move(prop.objective.lambda);
+    return true;
   }
 
   void record_advantage(double advantage) {
@@ -601,7 +690,8 @@ class Search {
     }
   }
 
-  void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free) {
+  void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free,
+                  std::vector<Node>& children) {
     std::pair<int, int> pick = free.front();
     double best = -1.0;
     for (const auto& [k, j] : free) {
@@ -621,8 +711,8 @@ class Search {
     Node inactive = node;
     node.splits[pick.first][pick.second] = Split::kActive;
     inactive.splits[pick.first][pick.second] = Split::kInactive;
-    frontier_.push(std::move(node));
-    frontier_.push(std::move(inactive));
+    children.push_back(std::move(node));
+    children.push_back(std::move(inactive));
   }
 
  public:
@@ -636,6 +726,7 @@ class Search {
   Frontier& frontier_;
   const Eigen::VectorXd output_weights_;
   const double constant_;
+  const long node_budget_;  // open nodes within the memory budget
   std::atomic<long> lps_{0};
   std::atomic<long> cut_id_{0};  // names the cuts apart, so that a child's basis finds its parent's
   std::atomic<bool> stuck_{false};
@@ -712,13 +803,14 @@ Progress progress(const Deadline& deadline, long lps, long nodes, const Incumben
   return progress;
 }
 
-Node root_node(const Problem& problem, const Deadline& deadline) {
+Node root_node(const Problem& problem, const SolveOptions& options, const Deadline& deadline) {
   Node root;
   root.lo = problem.domain.lower;
   root.hi = problem.domain.upper;
   // The root's propagated bound before any worker starts: a run stopped at once still reports a bound.
   root.bound = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
-                         problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline)
+                         problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline,
+                         options.relax_concave)
                    .objective.upper;
   return root;
 }
@@ -741,7 +833,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   seed_incumbent(problem, options, start, incumbent);
   Frontier frontier;
   Peers* const peers = control.peers;
-  if (peers == nullptr || peers->lead()) frontier.push(root_node(problem, deadline));
+  if (peers == nullptr || peers->lead()) frontier.push(root_node(problem, options, deadline));
   Search search(problem, options, deadline, incumbent, frontier);
   std::atomic<long> nodes{0};
   // Over several processes the frontier waits for nodes from the others until the lead sees the search over.

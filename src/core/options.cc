@@ -81,6 +81,7 @@ void validate_options(const SolveOptions& options, double time_limit) {
           options.bab.input_split_dims);
   require(options.bab.relu_split_below >= 0, "bab.relu_split_below", "--relu-split-below", ">= 0",
           options.bab.relu_split_below);
+  require(options.bab.memory_mb >= 0, "bab.memory_mb", "--bab-memory", ">= 0 (0: no limit)", options.bab.memory_mb);
 }
 
 }  // namespace reluopt

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <random>
 
 #include "reluopt/solve.h"
@@ -99,62 +101,79 @@ Domain random_box(std::mt19937_64& rng, int d) {
   return Domain::box(lo, hi);
 }
 
+// bab on the network over the box at each node limit (0: none), with `configure` applied to the options: the bound
+// is never below the enumerated optimum, the point never above it, and the complete search proves it.
+void expect_bounds_hold(const Network& net, const Domain& box, const Objective& objective,
+                        const std::vector<long>& limits, const std::function<void(SolveOptions&)>& configure,
+                        const std::string& what) {
+  const double exact = testing::brute_force_max(net, box, objective);
+  const double scale = std::max(1.0, std::abs(exact));
+  for (long limit : limits) {
+    SolveOptions o;
+    o.method = Method::kBab;
+    o.threads = 1;
+    o.bab.node_limit = limit;
+    configure(o);
+    const SolveResult r = solve(net, box, objective, o);
+    ASSERT_TRUE(r.bound.has_value());
+    EXPECT_GE(objective.sign() * *r.bound, exact - 1e-12 * scale) << what << " limit " << limit;
+    EXPECT_LE(objective.sign() * r.objective, exact + 1e-7 * scale) << what;
+    if (limit == 0) {
+      EXPECT_EQ(r.status, SolveStatus::kOptimal) << what;
+      EXPECT_NEAR(objective.sign() * r.objective, exact, 1e-6 * scale) << what;
+    }
+  }
+}
+
+Objective output_one(int trial, int minimize_every) {
+  Objective objective = Objective::output(1);
+  if (trial % minimize_every == 1) objective.sense = Sense::kMinimize;
+  return objective;
+}
+
 // Many random one-hidden-layer networks (the ReLU-split search with first-layer LP bounds and Anderson cuts)
-// over random boxes, maximized and minimized: the bound is never below the enumerated optimum, whatever the
-// node limit, and the complete search proves it.
+// over random boxes, maximized and minimized.
 TEST(BabRandomized, OneHiddenLayerBoundsHoldAtEveryNodeLimit) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 12; ++trial) {
     const int d = 2 + static_cast<int>(rng() % 4), width = 4 + static_cast<int>(rng() % 6);
     const Network net = testing::random_network(d, {width}, 1, 500 + trial);
     const Domain box = random_box(rng, d);
-    Objective objective = Objective::output(1);
-    if (trial % 2) objective.sense = Sense::kMinimize;
-    const double exact = testing::brute_force_max(net, box, objective);
-    for (long limit : {3L, 20L, 0L}) {
-      SolveOptions o;
-      o.method = Method::kBab;
-      o.threads = 1;
-      o.bab.node_limit = limit;
-      const SolveResult r = solve(net, box, objective, o);
-      ASSERT_TRUE(r.bound.has_value());
-      const double scale = std::max(1.0, std::abs(exact));
-      EXPECT_GE(objective.sign() * *r.bound, exact - 1e-12 * scale) << "trial " << trial << " limit " << limit;
-      EXPECT_LE(objective.sign() * r.objective, exact + 1e-7 * scale) << "trial " << trial;
-      if (limit == 0) {
-        EXPECT_EQ(r.status, SolveStatus::kOptimal) << "trial " << trial;
-      }
-    }
+    expect_bounds_hold(net, box, output_one(trial, 2), {3, 20, 0}, [](SolveOptions&) {},
+                       "trial " + std::to_string(trial));
   }
 }
 
 // Random two-hidden-layer networks split on inputs while any neuron is unstable (relu_split_below 0), so that
-// the search runs long on input splits and rests strong branching where it gains little (the halves keep their
-// parent's bound until popped): the bound holds at every node limit and the complete search proves the optimum.
+// the search runs long on input splits, propagating each half as it is made, and rests strong branching where it
+// gains little.
 TEST(BabRandomized, InputSplitBoundsHoldAtEveryNodeLimit) {
   std::mt19937_64 rng(23);
   for (int trial = 0; trial < 8; ++trial) {
     const int d = 2 + static_cast<int>(rng() % 3);
     const Network net = testing::random_network(d, {6, 6}, 1, 700 + trial);
     const Domain box = random_box(rng, d);
-    Objective objective = Objective::output(1);
-    if (trial % 2) objective.sense = Sense::kMinimize;
-    const double exact = testing::brute_force_max(net, box, objective);
-    for (long limit : {2L, 7L, 30L, 200L, 0L}) {
-      SolveOptions o;
-      o.method = Method::kBab;
-      o.threads = 1;
-      o.bab.node_limit = limit;
-      o.bab.relu_split_below = 0;
-      const SolveResult r = solve(net, box, objective, o);
-      ASSERT_TRUE(r.bound.has_value());
-      const double scale = std::max(1.0, std::abs(exact));
-      EXPECT_GE(objective.sign() * *r.bound, exact - 1e-12 * scale) << "trial " << trial << " limit " << limit;
-      EXPECT_LE(objective.sign() * r.objective, exact + 1e-7 * scale) << "trial " << trial;
-      if (limit == 0) {
-        EXPECT_EQ(r.status, SolveStatus::kOptimal) << "trial " << trial;
-      }
-    }
+    expect_bounds_hold(net, box, output_one(trial, 2), {2, 7, 30, 200, 0},
+                       [](SolveOptions& o) { o.bab.relu_split_below = 0; }, "trial " + std::to_string(trial));
+  }
+}
+
+// The memory cap: with room for a handful of open nodes every worker dives depth first almost from the start; the
+// bound still holds at every node limit and the complete search proves the same optimum.
+TEST(BabRandomized, DepthFirstDivesUnderAMemoryCapKeepTheBoundValid) {
+  std::mt19937_64 rng(31);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int d = 2 + static_cast<int>(rng() % 3);
+    const Network net = testing::random_network(d, trial % 2 ? std::vector<int>{6, 6} : std::vector<int>{8}, 1,
+                                                900 + trial);
+    const Domain box = random_box(rng, d);
+    expect_bounds_hold(net, box, output_one(trial, 3), {5, 40, 0},
+                       [trial](SolveOptions& o) {
+                         o.threads = 2;
+                         o.bab.relu_split_below = trial % 2 ? 0 : 16;
+                         o.bab.memory_mb = 0.003;  // a few open nodes
+                       },
+                       "trial " + std::to_string(trial));
   }
 }
 

@@ -67,6 +67,7 @@ TEST(Options, EachBadNumberNamesFieldFlagAndValue) {
       {[](SolveOptions& o) { o.bab.node_limit = -1; }, "bab.node_limit", "--node-limit", "-1"},
       {[](SolveOptions& o) { o.bab.input_split_dims = -1; }, "bab.input_split_dims", "--input-split-dims", "-1"},
       {[](SolveOptions& o) { o.bab.relu_split_below = -9; }, "bab.relu_split_below", "--relu-split-below", "-9"},
+      {[](SolveOptions& o) { o.bab.memory_mb = -1; }, "bab.memory_mb", "--bab-memory", "-1"},
   };
   for (const Case& c : cases) {
     const std::string message = refusal(c.change);
