@@ -78,7 +78,7 @@ constexpr double kMinInputProgress = 0.2;
 // (2 threads) against 172 s with strong branching on every node.
 constexpr double kAdvantageStep = 0.02;
 constexpr double kMinAdvantage = 0.2;
-constexpr long kStrongProbeEvery = 32;
+constexpr long kStrongProbeEvery = 64;
 
 // Rounds of Anderson cuts (Anderson et al., Math. Prog. 2020; MATH.md §5) at each node LP: the LP is solved
 // again with the cuts its optimum violates. The cuts tight at a node's last LP go to its children, whose LPs
@@ -111,9 +111,10 @@ struct Node {
   std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
   std::shared_ptr<const std::vector<KeptCut>> cuts;  // the cuts tight at it (may be null)
   std::shared_ptr<const FirstLayerBases> first_layer;  // the bases of an ancestor's first-layer LPs (may be null)
-  // Non-empty when the node was propagated as it was made: `bound` is its own propagated bound, `prior` its own
-  // neuron bounds and this the slopes of its upper function over the input.
+  // Non-empty when the node was propagated as it was made: `prior` holds its own neuron bounds, and its upper
+  // function lambda^T x + constant (f <= it on the node) has these slopes and the maximum `upper` over its box.
   Eigen::VectorXd lambda;
+  double upper = kInfinity;
 };
 
 // A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
@@ -390,7 +391,7 @@ class Search {
     Propagation prop;
     if (node.lambda.size() > 0) {
       prop.bounds = *node.prior;
-      prop.objective.upper = node.bound;
+      prop.objective.upper = node.upper;
       prop.objective.lambda = std::move(node.lambda);
     } else {
       NeuronBounds tightened;
@@ -585,9 +586,12 @@ class Search {
     const Eigen::VectorXd relative =
         (node.hi - node.lo).cwiseQuotient((problem_.domain.upper - problem_.domain.lower).cwiseMax(1e-300));
     const Eigen::VectorXd smear = prop.objective.lambda.cwiseAbs().cwiseProduct(node.hi - node.lo);
-    const Eigen::Index widest =
-        *std::max_element(splittable.begin(), splittable.end(),
-                          [&](Eigen::Index a, Eigen::Index b) { return relative[a] < relative[b]; });
+    // The widest relative to P's box; among equally wide ones (halving makes many ties) the one whose range moves
+    // the node's upper function most.
+    const Eigen::Index widest = *std::max_element(
+        splittable.begin(), splittable.end(), [&](Eigen::Index a, Eigen::Index b) {
+          return relative[a] < relative[b] || (relative[a] == relative[b] && smear[a] < smear[b]);
+        });
     std::stable_sort(splittable.begin(), splittable.end(),
                      [&](Eigen::Index a, Eigen::Index b) { return smear[a] > smear[b]; });
     std::vector<Eigen::Index> candidates{widest};
@@ -614,7 +618,10 @@ class Search {
     if (candidates.size() == 1) {
       for (int side = 0; side < 2; ++side) {
         Node child = halve(node, candidates.front(), side);
-        if (fresh && !propagate_child(child)) continue;
+        if (fresh) {
+          child.bound = std::min(child.bound, halved_upper(prop.objective, node, candidates.front(), side));
+          if (close_or_keep(child.bound) || !propagate_child(child)) continue;
+        }
         children.push_back(std::move(child));
       }
       return;
@@ -643,9 +650,24 @@ class Search {
         offer(best_vertex(own.objective.lambda, child.lo, child.hi));
         child.prior = std::make_shared<const NeuronBounds>(std::move(own.bounds));
         child.lambda = std::move(own.objective.lambda);
+        child.upper = own.objective.upper;
       }
       children.push_back(std::move(child));
     }
+  }
+
+  // The maximum over a half of the node of the node's upper function lambda^T x + constant (valid on the half): on
+  // the half without the maximizing vertex's coordinate i it is lower by |lambda_i| times the half's width. A
+  // margin covers the rounding of the constant, and the drop is taken slightly short for its own.
+  static double halved_upper(const PropagatedObjective& objective, const Node& node, Eigen::Index i, int side) {
+    const double l = objective.lambda[i];
+    if (l == 0.0 || (l > 0.0) == (side == 1) || !std::isfinite(objective.upper)) return objective.upper;
+    double reach = std::abs(objective.upper);
+    for (Eigen::Index j = 0; j < node.lo.size(); ++j)
+      reach += std::abs(objective.lambda[j]) * std::max(std::abs(node.lo[j]), std::abs(node.hi[j]));
+    const double mid = 0.5 * (node.lo[i] + node.hi[i]);
+    const double cut = side == 0 ? node.hi[i] - mid : mid - node.lo[i];  // how far the half is from the vertex
+    return objective.upper - std::abs(l) * cut * (1.0 - 1e-12) + 1e-12 * reach;
   }
 
   // The node's lower (side 0) or upper half on coordinate i, with its bound.
@@ -681,6 +703,7 @@ class Search {
     if (close_or_keep(child.bound)) return false;
     child.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
     child.lambda = std::move(prop.objective.lambda);
+    child.upper = prop.objective.upper;
     return true;
   }
 
