@@ -698,9 +698,9 @@ class Search {
     Propagation prop = propagate(problem_.network, child.lo, child.hi, output_weights_, constant_, child.splits,
                                  child.prior.get(), &deadline_, options_.relax_concave);
     if (prop.empty) return false;
-    offer(best_vertex(prop.objective.lambda, child.lo, child.hi));
     child.bound = std::min(child.bound, prop.objective.upper);
-    if (close_or_keep(child.bound)) return false;
+    if (close_or_keep(child.bound)) return false;  // its vertex is worth at most the incumbent: not evaluated
+    offer(best_vertex(prop.objective.lambda, child.lo, child.hi));
     child.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
     child.lambda = std::move(prop.objective.lambda);
     child.upper = prop.objective.upper;
