@@ -99,13 +99,11 @@ class BackSubstitution {
     input_magnitude_ = lo.cwiseAbs().cwiseMax(hi.cwiseAbs());
   }
 
-  // Adds hidden layer k (or the output layer, k = K) once the bounds on its inputs are known.
-  void add_layer_terms(int k, const Eigen::VectorXd& input_magnitude) {
-    const DenseLayer& layer = network_.layers()[k];
-    terms_.push_back({&layer, abs_times(layer.weights, input_magnitude) + layer.bias.cwiseAbs()});
+  // Adds hidden layer k (or the output layer, k = K) once the bounds on its inputs are known, with
+  // abs_reach = |W_k| m_k + |b_k|.
+  void add_layer_terms(int k, Eigen::VectorXd abs_reach) {
+    terms_.push_back({&network_.layers()[k], std::move(abs_reach)});
   }
-  // |W_k| m_k + |b_k|.
-  const Eigen::VectorXd& abs_reach(int k) const { return terms_[k].abs_reach; }
   void add_relu_lines(ReluLines lines) { lines_.push_back(std::move(lines)); }
   // Multiply-adds per row of Lambda to back-substitute from layer k to the input.
   double work_per_row(int k) const {
@@ -166,9 +164,15 @@ class BackSubstitution {
         relu_affine_step(j - 1, lambda, c, margin);
       }
     }
-    const Eigen::MatrixXd positive = lambda.cwiseMax(0.0), negative = lambda.cwiseMin(0.0);
-    Eigen::VectorXd bound = positive * hi_ + negative * lo_ + c;
-    margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * input_magnitude_ + c.cwiseAbs());
+    // max over the box of each row of Lambda x + c, column by column, with the round-off of its n + 1 terms.
+    const double g = gamma(lambda.cols() + 1);
+    Eigen::VectorXd bound = c;
+    margin += g * c.cwiseAbs();
+    for (Eigen::Index i = 0; i < lambda.cols(); ++i) {
+      const auto column = lambda.col(i).array();
+      bound.array() += column.max(0.0) * hi_[i] + column.min(0.0) * lo_[i];
+      margin.array() += g * input_magnitude_[i] * column.abs();
+    }
     for (Eigen::Index r = 0; r < bound.size(); ++r) bound[r] = settle(bound[r], margin[r]);
     if (input_lambda) *input_lambda = std::move(lambda);
     return bound;
@@ -223,18 +227,26 @@ class BackSubstitution {
   std::vector<ReluLines> lines_;
 };
 
-// Interval bounds of layer k from the ranges of its inputs, with their round-off margin: each bound is a sum of
-// 2n + 1 terms (n inputs), off by at most gamma_{2n+1} (|W| m + |b|) = gamma_{2n+1} abs_reach.
+// Interval bounds of a hidden layer from the ranges of its inputs, and abs_reach = |W| m + |b| (m bounding the
+// inputs' magnitudes), in one pass over W. Each bound is a sum of 2n + 1 terms (n inputs), off by at most
+// gamma_{2n+1} abs_reach: its round-off margin.
 void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
-                    const Eigen::VectorXd& abs_reach, Eigen::VectorXd& l, Eigen::VectorXd& u) {
-  const Eigen::VectorXd margin = gamma(2 * layer.weights.cols() + 1) * abs_reach;
+                    Eigen::VectorXd& l, Eigen::VectorXd& u, Eigen::VectorXd& abs_reach) {
   l = layer.bias;
   u = layer.bias;
+  abs_reach = layer.bias.cwiseAbs();
+  const Eigen::Index rows = layer.weights.rows();
   for (Eigen::Index j = 0; j < layer.weights.cols(); ++j) {
-    const auto w = layer.weights.col(j).array();
-    l.array() += w.max(0.0) * in_lo[j] + w.min(0.0) * in_hi[j];
-    u.array() += w.max(0.0) * in_hi[j] + w.min(0.0) * in_lo[j];
+    const double* w = layer.weights.col(j).data();
+    const double lo = in_lo[j], hi = in_hi[j], m = std::max(std::abs(lo), std::abs(hi));
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const double positive = std::max(w[i], 0.0), negative = std::min(w[i], 0.0);
+      l[i] += positive * lo + negative * hi;
+      u[i] += positive * hi + negative * lo;
+      abs_reach[i] += std::abs(w[i]) * m;
+    }
   }
+  const Eigen::VectorXd margin = gamma(2 * layer.weights.cols() + 1) * abs_reach;
   for (Eigen::Index i = 0; i < l.size(); ++i) {
     l[i] = -settle(-l[i], margin[i]);
     u[i] = settle(u[i], margin[i]);
@@ -362,10 +374,14 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
   Eigen::VectorXd in_lo = lo, in_hi = hi;
   const int hidden = network.num_hidden_layers();
   for (int k = 0; k <= hidden; ++k) {
-    back.add_layer_terms(k, in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs()));
-    if (k == hidden) break;
-    Eigen::VectorXd l, u;
-    interval_layer(network.hidden_layer(k), in_lo, in_hi, back.abs_reach(k), l, u);
+    if (k == hidden) {
+      const DenseLayer& out = network.output_layer();
+      back.add_layer_terms(k, abs_times(out.weights, in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs())) + out.bias.cwiseAbs());
+      break;
+    }
+    Eigen::VectorXd l, u, abs_reach;
+    interval_layer(network.hidden_layer(k), in_lo, in_hi, l, u, abs_reach);
+    back.add_layer_terms(k, std::move(abs_reach));
     if (prior) {
       l = l.cwiseMax(prior->lower[k]);
       u = u.cwiseMin(prior->upper[k]);
