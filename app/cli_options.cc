@@ -95,7 +95,7 @@ Options of solve:
                        bab: nodes of the search (0: no limit)                  [0]
   --input-split-dims D bab, 2+ hidden layers: split input coordinates only when d <= D   [10]
   --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
-  --bab-memory MB      bab: memory for its open nodes; beyond it, depth-first dives (0: no limit)   [2048]
+  --bab-memory MB      bab: memory for its open nodes; beyond it, depth-first dives (0: no limit)   [256]
   --ascent-steps N     gradient, enhanced: steps (forward and backward passes) per sample   [100]
   --perturbations N    gradient, enhanced: restarts near the best point when an ascent is stuck   [3]
   --perturbation-radius R  gradient, enhanced: their radius, relative to each box width   [0.05]

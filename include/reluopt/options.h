@@ -101,8 +101,9 @@ struct BabOptions {
   int input_split_dims = 10;
   int relu_split_below = 16;
   // Memory the open nodes may take (estimated from their size); above it each worker searches the subtree of the
-  // node it takes depth first, so the queue stops growing. 0: no limit.
-  double memory_mb = 2048;
+  // node it takes depth first, so the queue stops growing. 0: no limit. 256 by measurement (docs/MATH.md §11,
+  // Memory: the dives' locality also makes a proof faster).
+  double memory_mb = 256;
 };
 
 // Projected gradient ascent (Method::kGradient, docs/MATH.md §14): from each sample of P, up to ascent_steps
