@@ -14,9 +14,12 @@ import reluopt
 from conftest import run_cli, xavier_layers
 
 LONG_RUN = textwrap.dedent("""
-    import json, sys, time
+    import json, signal, sys, time
     import numpy as np
     import reluopt
+    # A parent that ignores SIGINT (a job started in the background of a shell script, as CI runners may) passes
+    # that on, and Python then installs no KeyboardInterrupt handler: restore it, as an interactive session has it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, {tests!r})
     from conftest import xavier_layers
     layers = xavier_layers([30, 200, 200, 1], seed=3)
