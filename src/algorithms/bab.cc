@@ -8,9 +8,9 @@
 // split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
 // every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
-//   - on an input coordinate, chosen by strong branching (split_input; the widest coordinate, its halves
-//     unpropagated, while strong branching gains little), while d is small, many neurons are unstable and the
-//     network has more than one hidden layer: the children's boxes shrink and every neuron's bounds with them;
+//   - on an input coordinate, chosen by strong branching (split_input; the widest coordinate while strong
+//     branching gains little), while d is small, many neurons are unstable and the network has more than one
+//     hidden layer: the children's boxes shrink and every neuron's bounds with them;
 //   - else on the unstable ReLU whose upper line adds the most to the propagated bound (max(Lambda_j, 0) t_j).
 // Once every unstable neuron that is not concave is split, the node LP is the fixed-pattern LP of §2 (the
 // concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
@@ -385,6 +385,13 @@ class Search {
 
   void offer(const Eigen::VectorXd& x) { incumbent_.offer(evaluate_point(problem_, x)); }
 
+  // Bound propagation of the objective over a box under splits (`prior` valid there, may be null).
+  Propagation propagate_box(const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, const SplitState& splits,
+                            const NeuronBounds* prior) const {
+    return propagate(problem_.network, lo, hi, output_weights_, constant_, splits, prior, &deadline_,
+                     options_.relax_concave);
+  }
+
   // Bounds the node, and splits it into `children` (appended) unless it closes.
   void process(Node node, LpSolver& lp, std::vector<Node>& children) {
     if (close_or_keep(node.bound)) return;
@@ -396,8 +403,7 @@ class Search {
     } else {
       NeuronBounds tightened;
       const NeuronBounds* prior = first_layer_prior(node, lp, tightened);
-      prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_, node.splits, prior,
-                       &deadline_, options_.relax_concave);
+      prop = propagate_box(node.lo, node.hi, node.splits, prior);
       if (prop.empty) return;  // a split contradicts valid bounds: no point of P is in the node
       offer(best_vertex(prop.objective.lambda, node.lo, node.hi));
     }
@@ -417,8 +423,7 @@ class Search {
     if (!input_split) {
       if (prop.objective.relaxation_share.empty()) {  // made by an input split: the branching score needs it
         const NeuronBounds own = prop.bounds;
-        prop = propagate(problem_.network, node.lo, node.hi, output_weights_, constant_, node.splits, &own,
-                         &deadline_, options_.relax_concave);
+        prop = propagate_box(node.lo, node.hi, node.splits, &own);
         if (prop.empty) return;
       }
       NodeLp relaxation = node_lp(node, prop.bounds, lp);
@@ -602,9 +607,10 @@ class Search {
   }
 
   // Halves the box on the candidate coordinate whose halves have the lowest bounds (the larger of the two, then
-  // their sum): strong branching, at two propagations per candidate. The children keep those bounds, and this
-  // node's neuron bounds as their prior. With a single candidate (the widest) the halves keep this node's
-  // bound: they are propagated when popped.
+  // their sum): strong branching, at two propagations per candidate; with a single candidate (the widest), on it.
+  // Without first-layer splits the halves enter `children` with their own propagation (propagate_child, adopt),
+  // or not at all when it closes them; otherwise they keep this node's bound and neuron bounds as their prior
+  // and are propagated, after their first-layer LPs, when popped.
   void split_input(Node node, const Propagation& prop, std::vector<Node>& children) {
     const std::vector<Eigen::Index> candidates = input_candidates(node, prop);
     if (candidates.empty()) {
@@ -645,13 +651,7 @@ class Search {
       if (pick.bound[side] == -kInfinity || close_or_keep(pick.bound[side])) continue;
       Node child = halve(node, pick.i, side);
       child.bound = pick.bound[side];
-      if (fresh) {
-        Propagation& own = pick.child[side];
-        offer(best_vertex(own.objective.lambda, child.lo, child.hi));
-        child.prior = std::make_shared<const NeuronBounds>(std::move(own.bounds));
-        child.lambda = std::move(own.objective.lambda);
-        child.upper = own.objective.upper;
-      }
+      if (fresh) adopt(child, std::move(pick.child[side]));
       children.push_back(std::move(child));
     }
   }
@@ -683,8 +683,7 @@ class Search {
     InputTrial trial{i, {}, {}, 0.0, 0.0};
     for (int side = 0; side < 2; ++side) {
       const Node half = halve(node, i, side);
-      trial.child[side] = propagate(problem_.network, half.lo, half.hi, output_weights_, constant_, node.splits,
-                                    node.prior.get(), &deadline_, options_.relax_concave);
+      trial.child[side] = propagate_box(half.lo, half.hi, node.splits, node.prior.get());
       trial.bound[side] = trial.child[side].empty ? -kInfinity : std::min(node.bound, trial.child[side].objective.upper);
     }
     trial.high = std::max(trial.bound[0], trial.bound[1]);
@@ -695,16 +694,20 @@ class Search {
   // Propagates a child as it is made (its parent's bounds as the prior), so that it enters the queue with its
   // own bound, or not at all when that closes it; false when it is closed.
   bool propagate_child(Node& child) {
-    Propagation prop = propagate(problem_.network, child.lo, child.hi, output_weights_, constant_, child.splits,
-                                 child.prior.get(), &deadline_, options_.relax_concave);
+    Propagation prop = propagate_box(child.lo, child.hi, child.splits, child.prior.get());
     if (prop.empty) return false;
     child.bound = std::min(child.bound, prop.objective.upper);
     if (close_or_keep(child.bound)) return false;  // its vertex is worth at most the incumbent: not evaluated
+    adopt(child, std::move(prop));
+    return true;
+  }
+
+  // An open child takes its own propagation (bounds, upper function) and offers the vertex it points to.
+  void adopt(Node& child, Propagation&& prop) {
     offer(best_vertex(prop.objective.lambda, child.lo, child.hi));
     child.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
     child.lambda = std::move(prop.objective.lambda);
     child.upper = prop.objective.upper;
-    return true;
   }
 
   void record_advantage(double advantage) {
