@@ -96,7 +96,12 @@ std::string result_json(const VerifyResult& result, const VerifyCommandOptions& 
     cases.push_back({{"best_margin", finite_or_null(report.best_margin)},
                      {"bound", report.bound ? finite_or_null(*report.bound) : nlohmann::json()},
                      {"decided", report.decided},
-                     {"seconds", report.seconds}});
+                     {"seconds", report.seconds},
+                     {"folded", {{"disjuncts_read", report.disjuncts_read},
+                                 {"constraints_read", report.constraints_read},
+                                 {"disjuncts", report.disjuncts},
+                                 {"constraints", report.constraints},
+                                 {"runs", report.runs}}}});
   nlohmann::json doc = {{"status", verify_status_name(result.status)},
                         {"model", options.model},
                         {"property", options.property},
@@ -149,12 +154,14 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   }
   const LoadedModel model = read_model(options.model);
   const VnnlibProperty property = read_vnnlib(options.property);
+  VerifyOptions verify_options = options.verify;
+  verify_options.property_file = options.property;
   RunControl control;
   control.stop = stop;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   control.time_limit = std::max(0.0, options.time_limit - elapsed);
   control.peers = peers;
-  VerifyResult result = verify(model.network, property, options.verify, control);
+  VerifyResult result = verify(model.network, property, verify_options, control);
   if (peers != nullptr && !peers->lead()) return 0;
   result.seconds += elapsed;
   const std::string text = result_text(result);
