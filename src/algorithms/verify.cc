@@ -217,11 +217,10 @@ RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atom
   return control;
 }
 
-// Over several processes (`peers`), the search and the prover of case k each run over all of them, on channels
+// Over several processes (`peers`), the search and the prover of run k each run over all of them, on channels
 // 2k + 1 and 2k + 2.
-CaseRun run_case(const Network& network, const VnnlibCase& property_case, const Objective& margin,
-                 const VerifyOptions& options, double seconds, const std::atomic<bool>* outer, Peers* peers,
-                 int k) {
+CaseRun run_case(const detail::MaxMinNetwork& compiled, const Domain& box, const VerifyOptions& options,
+                 double seconds, const std::atomic<bool>* outer, Peers* peers, int k) {
   const int threads = options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   SolveOptions search;
   search.method = Method::kEnhanced;
@@ -241,11 +240,11 @@ CaseRun run_case(const Network& network, const VnnlibCase& property_case, const 
     prover_control.peers = &peers->channel(2 * k + 2);
   }
   std::future<SolveResult> searched = std::async(std::launch::async, [&] {
-    return solve(network, property_case.box, margin, search, search_control);
+    return solve(compiled.network, box, compiled.objective, search, search_control);
   });
   CaseRun run;
   try {
-    run.prover = solve(network, property_case.box, margin, prover, prover_control);
+    run.prover = solve(compiled.network, box, compiled.objective, prover, prover_control);
   } catch (...) {
     stop.store(true);
     searched.wait();
@@ -402,8 +401,15 @@ void run_plan(const Network& network, const VnnlibProperty& property, std::size_
     }
     const VnnlibCase& group = plan.runs[r];
     const Objective margin = margin_objective(group, property.num_outputs);
+    margin.validate(property.num_outputs);
+    // Compiled once for the search and the prover (within kMaxMinBudgetBytes).
+    const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
+    if (!compiled) {
+      bounded = false;
+      break;
+    }
     const double seconds = std::max(0.0, case_clock.remaining() / static_cast<double>(plan.runs.size() - r));
-    const CaseRun run = run_case(network, group, margin, options, seconds, control.stop, control.peers,
+    const CaseRun run = run_case(*compiled, group.box, options, seconds, control.stop, control.peers,
                                  static_cast<int>(channel + r));
     take_point(network, property.cases[k], margin, run.search, report, result);
     take_point(network, property.cases[k], margin, run.prover, report, result);

@@ -99,6 +99,11 @@ bool reduced(const std::vector<std::size_t>& sizes) {
 }  // namespace
 
 MaxMinNetwork compile_max_min(const Network& network, const Objective& objective) {
+  return *compile_max_min(network, objective, Deadline());
+}
+
+std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
+                                             const Deadline& deadline) {
   const DenseLayer& out = network.output_layer();
   std::vector<DenseLayer> layers(network.layers().begin(), network.layers().end() - 1);
   Groups groups;
@@ -107,10 +112,12 @@ MaxMinNetwork compile_max_min(const Network& network, const Objective& objective
     for (const ObjectiveTerm& term : disjunct)
       groups.back().push_back({term.weights.transpose() * out.weights, term.weights.dot(out.bias) + term.constant});
   }
-  while (!reduced(groups)) groups = reduce_once(groups, Reduce::kMin, layers);
+  for (; !reduced(groups); groups = reduce_once(groups, Reduce::kMin, layers))
+    if (deadline.expired()) return std::nullopt;
   Groups disjuncts(1);
   for (std::vector<Expression>& values : groups) disjuncts[0].push_back(std::move(values[0]));
-  while (!reduced(disjuncts)) disjuncts = reduce_once(disjuncts, Reduce::kMax, layers);
+  for (; !reduced(disjuncts); disjuncts = reduce_once(disjuncts, Reduce::kMax, layers))
+    if (deadline.expired()) return std::nullopt;
   const Expression& top = disjuncts[0][0];
   layers.push_back(DenseLayer{top.weights, Eigen::VectorXd::Constant(1, top.constant)});
   Objective linear = Objective::output(1, 0);
