@@ -448,6 +448,10 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
                      double bounds_seconds) {
   FoldedCase out;
   out.folded.box = property_case.box;
+  if (deadline && deadline->expired()) {
+    out.complete = false;
+    return out;
+  }
   const Deadline bounds_deadline = deadline ? deadline->limited(bounds_seconds) : Deadline(bounds_seconds, nullptr);
   const OutputRange y = output_range(network, property_case.box, &bounds_deadline);
   std::vector<Conjunction> kept;
@@ -495,7 +499,8 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
     const double share = deadline.remaining() / static_cast<double>(n - k);
     const Deadline case_clock(std::max(0.0, share), control.stop);
     VerifyCaseReport report = plan.counts;
-    if (!deadline.expired() && plan.complete) run_plan(network, property, k, plan, options, case_clock, control, channel, report, result);
+    // run_plan looks at the case's deadline before each run: a case that folding decided needs none.
+    if (plan.complete) run_plan(network, property, k, plan, options, case_clock, control, channel, report, result);
     channel += plan.runs.size();
     limit_hit = limit_hit || ((case_clock.elapsed() >= share || !plan.complete) && !deadline.interrupted());
     if (report.bound && *report.bound < -kUnsatMargin) report.decided = true;
