@@ -189,6 +189,23 @@ TEST(Verify, UnsatMarginIsRelativeToTheConstraintsScale) {
   EXPECT_LT(*result.cases[0].bound, -0.05);
 }
 
+// The same through the prover: 1e-9 (y_0 - y_1) >= 1e-9 (M + 0.01), M the maximum of y_0 - y_1, which the
+// outputs' bounds leave open; the margin's bound is about -0.01, not -1e-11.
+TEST(Verify, UnsatMarginIsRelativeThroughTheProver) {
+  const Network network = testing::random_network(2, {6, 6}, 2, 4);
+  Objective difference = Objective::output(2, 0);
+  difference.weights[1] = -1.0;
+  const double top = testing::brute_force_max(network, Domain::unit_box(2), difference);
+  const Eigen::Vector2d scaled(-1e-9, 1e-9);
+  const VnnlibProperty property{2, 2, {unit_case({{constraint(scaled, 1e-9 * (top + 0.01))}})}};
+  const VerifyResult result = run_property(network, property);
+  EXPECT_EQ(result.status, VerifyStatus::kUnsat);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_EQ(result.cases[0].runs, 1u);
+  ASSERT_TRUE(result.cases[0].bound.has_value());
+  EXPECT_LT(*result.cases[0].bound, -1e-3);
+}
+
 // Constraints a_k^T (y - y_c) >= 0 of random directions a_k, with y_c the outputs at the box's centre, in one
 // conjunction or one per disjunct: the outputs' bounds decide none of them, and none implies another.
 std::vector<std::vector<OutputConstraint>> random_disjuncts(const Network& network, int count, bool conjoined) {
