@@ -71,8 +71,8 @@ OutputConstraint normalized(const OutputConstraint& c) {
   OutputConstraint n = c;
   n.weights = c.weights.unaryExpr([e](double w) { return std::ldexp(w, -e); });
   n.constant = std::ldexp(c.constant, -e);
-  const bool exact = std::ldexp(n.constant, e) == c.constant &&
-                     (n.weights.unaryExpr([e](double w) { return std::ldexp(w, e); }).array() == c.weights.array()).all();
+  const Eigen::VectorXd back = n.weights.unaryExpr([e](double w) { return std::ldexp(w, e); });
+  const bool exact = std::ldexp(n.constant, e) == c.constant && (back.array() == c.weights.array()).all();
   return exact ? n : c;
 }
 
@@ -353,7 +353,8 @@ void check_magnitudes(const VnnlibCase& folded, const std::string& source, std::
       if (largest <= kMaxMagnitude) continue;
       const bool constant = std::abs(c.constant) == largest;
       throw Error(source + " line " + std::to_string(c.line) + ": a constraint on the outputs of box " +
-                  std::to_string(k) + " has " + (constant ? "the constant " : "a coefficient ") + magnitude_text(largest) +
+                  std::to_string(k) + " has " + (constant ? "the constant " : "a coefficient ") +
+                  magnitude_text(largest) +
                   (constant ? " (relative to its largest coefficient)" : "") + ", beyond " +
                   magnitude_text(kMaxMagnitude) +
                   ", and the outputs' bounds over the box do not decide it: no double-precision LP can use it "
@@ -480,13 +481,15 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
                     const RunControl& control) {
   check_property(network, property);
   const Deadline deadline(control.time_limit, control.stop);
-  const std::string source = options.property_file.empty() ? "the property" : "VNN-LIB file '" + options.property_file + "'";
+  const std::string source =
+      options.property_file.empty() ? "the property" : "VNN-LIB file '" + options.property_file + "'";
   const std::size_t n = property.cases.size();
   // Every case is folded and split before any run, so that a property too big is refused before anything else.
   // Over several processes the bounds are interval ones, which every process computes alike.
   std::vector<CasePlan> plans;
   for (std::size_t k = 0; k < n; ++k) {
-    const double bounds_seconds = control.peers ? 0.0 : kBoundsShare * deadline.remaining() / static_cast<double>(n - k);
+    const double left = static_cast<double>(n - k);
+    const double bounds_seconds = control.peers ? 0.0 : kBoundsShare * deadline.remaining() / left;
     plans.push_back(plan_case(network, property.cases[k], deadline, bounds_seconds, source, k));
   }
   VerifyResult result;
@@ -500,7 +503,8 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
     const Deadline case_clock(std::max(0.0, share), control.stop);
     VerifyCaseReport report = plan.counts;
     // run_plan looks at the case's deadline before each run: a case that folding decided needs none.
-    if (plan.complete) run_plan(network, property, k, plan, options, case_clock, control, channel, report, result);
+    if (plan.complete)
+      run_plan(network, property, k, plan, options, case_clock, control, channel, report, result);
     channel += plan.runs.size();
     limit_hit = limit_hit || ((case_clock.elapsed() >= share || !plan.complete) && !deadline.interrupted());
     if (report.bound && *report.bound < -kUnsatMargin) report.decided = true;

@@ -106,7 +106,10 @@ OutputConstraint constraint(Eigen::VectorXd weights, double constant, int line =
   return OutputConstraint{std::move(weights), constant, strict, line};
 }
 
-OutputConstraint at_least(double value, int line = 1) { return constraint(Eigen::VectorXd::Constant(1, -1.0), value, line); }
+// y >= value.
+OutputConstraint at_least(double value, int line = 1) {
+  return constraint(Eigen::VectorXd::Constant(1, -1.0), value, line);
+}
 
 VnnlibCase unit_case(std::vector<std::vector<OutputConstraint>> unsafe) {
   return VnnlibCase{Domain::unit_box(2), std::move(unsafe)};
