@@ -240,7 +240,9 @@ TEST(Verify, ManyDisjunctsRunInGroupsWithinTheBudget) {
   ASSERT_EQ(result.cases.size(), 1u);
   EXPECT_EQ(result.cases[0].disjuncts, 2000u);
   EXPECT_EQ(result.cases[0].runs, 2u);
-  if (result.status == VerifyStatus::kSat) EXPECT_TRUE(violates_one(property.cases[0], result.y));
+  if (result.status == VerifyStatus::kSat) {
+    EXPECT_TRUE(violates_one(property.cases[0], result.y));
+  }
 }
 
 // A conjunction cannot be split: 3000 constraints of distinct directions are refused before anything runs.
