@@ -118,9 +118,13 @@ std::string result_json(const VerifyResult& result, const VerifyCommandOptions& 
 void print_cases(const VerifyResult& result) {
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     const VerifyCaseReport& report = result.cases[k];
-    std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s\n", k,
+    // Folding (docs/VERIFY.md) is mentioned when it left out constraints or split the disjuncts.
+    const std::string folded = report.constraints == report.constraints_read && report.runs <= 1 ? "" :
+        " (folded: " + std::to_string(report.constraints) + " of " + std::to_string(report.constraints_read) +
+        " output constraints left, " + std::to_string(report.runs) + (report.runs == 1 ? " run)" : " runs)");
+    std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s%s\n", k,
                  std::isfinite(report.best_margin) ? number(report.best_margin).c_str() : "none",
-                 report.bound ? number(*report.bound).c_str() : "none", report.seconds);
+                 report.bound ? number(*report.bound).c_str() : "none", report.seconds, folded.c_str());
   }
   std::fprintf(stderr, "%s in %.3f s\n", verify_status_name(result.status).c_str(), result.seconds);
 }
