@@ -107,7 +107,8 @@ std::ifstream open_input(const std::string& path, const std::string& what, std::
   std::ifstream in(path, mode);
   if (!in) fail(std::strerror(errno));
   // Every format read here starts otherwise: text, or an ONNX protobuf, whose first byte is never 0x1f.
-  if (gzip_compressed(in)) throw Error(file + " is gzip-compressed; decompress it first (" + gunzip_command(path) + ")");
+  if (gzip_compressed(in))
+    throw Error(file + " is gzip-compressed; decompress it first (" + gunzip_command(path) + ")");
   return in;
 }
 

@@ -65,10 +65,11 @@ std::size_t hash_mix(std::size_t seed, std::size_t value) {
 
 // Equal for comparisons that same_comparison calls the same: + 0.0 makes -0.0 hash as 0.0, which it equals.
 std::size_t hash_of(const Atom& atom) {
-  std::size_t h = hash_mix(atom.strict, std::hash<double>{}(atom.g.constant + 0.0));
-  for (const auto& [i, v] : atom.g.x) h = hash_mix(hash_mix(h, static_cast<std::size_t>(i)), std::hash<double>{}(v + 0.0));
+  const auto number = [](double v) { return std::hash<double>{}(v + 0.0); };
+  std::size_t h = hash_mix(atom.strict, number(atom.g.constant));
+  for (const auto& [i, v] : atom.g.x) h = hash_mix(hash_mix(h, static_cast<std::size_t>(i)), number(v));
   h = hash_mix(h, ~std::size_t{0});  // where the inputs end
-  for (const auto& [j, v] : atom.g.y) h = hash_mix(hash_mix(h, static_cast<std::size_t>(j)), std::hash<double>{}(v + 0.0));
+  for (const auto& [j, v] : atom.g.y) h = hash_mix(hash_mix(h, static_cast<std::size_t>(j)), number(v));
   return h;
 }
 
