@@ -370,7 +370,7 @@ int Reader::intern(Atom atom) {
 // a and b: when either is one conjunction, it is added to each of the other's (the common case, an assert
 // conjoined to the asserts before it, costs what the assert holds); otherwise every pair.
 Dnf Reader::conjoin(Dnf a, Dnf b, int line) {
-  if (b.size() != 1) std::swap(a, b);
+  if (a.size() == 1 && b.size() != 1) std::swap(a, b);
   if (b.size() == 1) {
     for (Conjunction& c : a) {
       c.add(b[0]);
