@@ -80,6 +80,19 @@ TEST(VnnlibReader, UnionOfInputBoxes) {
   EXPECT_EQ(p.cases[1].unsafe.size(), 1u);
 }
 
+// The boxes of a product of two unions come in the order written: the first factor's outer.
+TEST(VnnlibReader, ProductOfUnionsKeepsTheOrderWritten) {
+  const VnnlibProperty p = read_text(kDeclarations +
+                                     "(assert (or (and (>= X_0 0) (<= X_0 1)) (and (>= X_0 2) (<= X_0 3))))\n"
+                                     "(assert (or (and (>= X_1 0) (<= X_1 1)) (and (>= X_1 2) (<= X_1 3))))\n"
+                                     "(assert (<= Y_0 0))\n");
+  ASSERT_EQ(p.cases.size(), 4u);
+  EXPECT_EQ(p.cases[0].box.lower, Eigen::Vector2d(0.0, 0.0));
+  EXPECT_EQ(p.cases[1].box.lower, Eigen::Vector2d(0.0, 2.0));
+  EXPECT_EQ(p.cases[2].box.lower, Eigen::Vector2d(2.0, 0.0));
+  EXPECT_EQ(p.cases[3].box.lower, Eigen::Vector2d(2.0, 2.0));
+}
+
 TEST(VnnlibReader, BoxesAndOutputsInOneDisjunction) {
   const VnnlibProperty p = read_text(kDeclarations +
                                      "(assert (or (and (>= X_0 0) (<= X_0 1) (>= X_1 0) (<= X_1 1) (<= Y_0 0))\n"
