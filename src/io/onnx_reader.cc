@@ -571,8 +571,10 @@ class GraphReader {
       : graph_(graph), path_(path), limits_(limits) {}
 
   Network read() {
+    // Two initializers of one name would leave it to the order which weights a node reads.
     for (const onnx::TensorProto& tensor : graph_.initializer())
-      values_[tensor.name()] = tensor_value(tensor, "of '" + path_ + "'", limits_);
+      if (!values_.emplace(tensor.name(), tensor_value(tensor, "of '" + path_ + "'", limits_)).second)
+        throw Error("'" + path_ + "' has two initializers named '" + tensor.name() + "'");
     bind_input();
     for (int i = 0; i < graph_.node_size(); ++i) run_node(graph_.node(i), i);
     layers_.push_back(output_layer());

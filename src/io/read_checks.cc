@@ -75,17 +75,40 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Whether the stream starts with the gzip magic bytes 1f 8b; it is left at its start.
+bool gzip_compressed(std::istream& in) {
+  char magic[2] = {};
+  in.read(magic, 2);
+  const bool gzip = in.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b';
+  in.clear();
+  in.seekg(0);
+  return gzip;
+}
+
+// gunzip replaces F.gz by F; it refuses other names, which are decompressed to a new file instead.
+std::string gunzip_command(const std::string& path) {
+  const std::string shown = printable(path);
+  return path.ends_with(".gz") ? "gunzip " + shown : "gunzip -c " + shown + " > NEW_FILE";
+}
+
+}  // namespace
+
 std::ifstream open_input(const std::string& path, const std::string& what, std::ios::openmode mode) {
-  const auto fail = [&](const std::string& reason) {
-    throw Error("cannot open " + what + " file '" + printable(path) + "' (" + reason + ")");
-  };
+  const std::string file = what + " file '" + printable(path) + "'";
+  const auto fail = [&](const std::string& reason) { throw Error("cannot open " + file + " (" + reason + ")"); };
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels) fail("a symbolic link loop: " + ec.message());
   if (!std::filesystem::exists(status)) fail("no such file");
   if (std::filesystem::is_directory(status)) fail("it is a directory");
   if (!std::filesystem::is_regular_file(status)) fail("not a regular file");
   std::ifstream in(path, mode);
   if (!in) fail(std::strerror(errno));
+  // Every format read here starts otherwise: text, or an ONNX protobuf, whose first byte is never 0x1f.
+  if (gzip_compressed(in))
+    throw Error(file + " is gzip-compressed; decompress it first (" + gunzip_command(path) + ")");
   return in;
 }
 

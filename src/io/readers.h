@@ -7,6 +7,7 @@
 #include <istream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "reluopt/domain.h"
 #include "reluopt/error.h"
@@ -36,24 +37,27 @@ std::string memory_problem(double bytes, const ReadLimits& limits);
 std::string printable(std::string_view text);
 
 // The result of read(), whose reluopt::Error is rethrown with its message made printable: names and tokens
-// from a file may hold any bytes.
+// from a file may hold any bytes. An error already printable is rethrown as it is, keeping its type.
 template <typename Read>
 auto with_printable_errors(Read read) -> decltype(read()) {
   try {
     return read();
   } catch (const Error& e) {
-    throw Error(printable(e.what()));
+    std::string message = printable(e.what());
+    if (message == e.what()) throw;
+    throw Error(std::move(message));
   }
 }
 
 // Opens `path` for reading, or throws "cannot open <what> file '<path>' (<reason>)": no such file, a
-// directory, another kind of file, or not readable.
+// symbolic link loop, a directory, another kind of file, or not readable. A gzip-compressed file is refused
+// with the command that decompresses it: no reader reads one.
 std::ifstream open_input(const std::string& path, const std::string& what, std::ios::openmode mode = std::ios::in);
 
 Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits = {});
 LoadedModel read_nnet(std::istream& in, const std::string& name, const ReadLimits& limits = {});
 Domain read_domain_json(std::istream& in, const std::string& name);
 Objective read_objective_json(std::istream& in, const std::string& name);
-VnnlibProperty read_vnnlib(std::istream& in, const std::string& name);
+VnnlibProperty read_vnnlib(std::istream& in, const std::string& name, const Deadline& deadline = {});
 
 }  // namespace reluopt::detail

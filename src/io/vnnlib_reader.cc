@@ -1,16 +1,23 @@
-// Reads VNN-LIB properties (include/reluopt/vnnlib.h, docs/VERIFY.md): an s-expression tokenizer and parser,
-// linear expressions over X_i and Y_j, and the assertions expanded into a disjunction of conjunctions of
-// comparisons g <= 0, which is split into input boxes and output constraints.
+// Reads VNN-LIB properties (include/reluopt/vnnlib.h, docs/VERIFY.md): an s-expression tokenizer that hands
+// each command over as soon as it closes, linear expressions over X_i and Y_j, and the assertions expanded into
+// a disjunction of conjunctions of comparisons g <= 0, which is split into input boxes and output constraints.
+// Time and memory stay linear in the file: each distinct comparison is one atom however often it is written, a
+// conjunction holds each atom once (compacted as it grows) and a disjunction each conjunction once.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <istream>
 #include <limits>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -22,9 +29,11 @@ namespace reluopt {
 
 namespace {
 
-constexpr int kMaxDepth = 200;               // nesting deeper than this is refused (the parser recurses)
-constexpr std::size_t kMaxCases = 100000;    // conjunctions the assertions may expand to
-constexpr int kMaxIndex = 10000000;          // X_i and Y_j above this are refused
+constexpr int kMaxDepth = 200;                // nesting deeper than this is refused (the parser recurses)
+constexpr std::size_t kMaxCases = 100000;     // conjunctions the assertions may expand to
+constexpr int kMaxIndex = 10000000;           // X_i and Y_j above this are refused
+constexpr std::size_t kChunkBytes = 1 << 14;  // read at once: a few thousand tokens between deadline checks
+constexpr std::size_t kPollWork = 4096;       // conjunctions built between deadline checks
 
 struct Node {
   std::string atom;            // empty for a list
@@ -39,19 +48,85 @@ struct Linear {
   double constant = 0.0;
 };
 
-// g <= 0 (g < 0 when strict).
+// g <= 0 (g < 0 when strict), first written on `line`.
 struct Atom {
   Linear g;
   bool strict = false;
   int line = 0;
 };
 
-using Conjunction = std::vector<int>;  // indices into Reader::atoms_
+bool same_comparison(const Atom& a, const Atom& b) {
+  return a.strict == b.strict && a.g.constant == b.g.constant && a.g.x == b.g.x && a.g.y == b.g.y;
+}
+
+std::size_t hash_mix(std::size_t seed, std::size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+// Equal for comparisons that same_comparison calls the same: + 0.0 makes -0.0 hash as 0.0, which it equals.
+std::size_t hash_of(const Atom& atom) {
+  const auto number = [](double v) { return std::hash<double>{}(v + 0.0); };
+  std::size_t h = hash_mix(atom.strict, number(atom.g.constant));
+  for (const auto& [i, v] : atom.g.x) h = hash_mix(hash_mix(h, static_cast<std::size_t>(i)), number(v));
+  h = hash_mix(h, ~std::size_t{0});  // where the inputs end
+  for (const auto& [j, v] : atom.g.y) h = hash_mix(hash_mix(h, static_cast<std::size_t>(j)), number(v));
+  return h;
+}
+
+// A conjunction of atoms (indices into Reader::atoms_). Conjoining appends, which may repeat atoms; the list
+// is compacted (sorted, each atom once) whenever it has doubled since it last was, so that it holds fewer than
+// twice its distinct atoms (plus a few) at an amortized cost of O(log) per atom appended.
+class Conjunction {
+ public:
+  void add(int atom) {
+    atoms_.push_back(atom);
+    compact_when_doubled();
+  }
+  void add(const Conjunction& other) {
+    atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
+    compact_when_doubled();
+  }
+  void compact() {
+    std::sort(atoms_.begin(), atoms_.end());
+    atoms_.erase(std::unique(atoms_.begin(), atoms_.end()), atoms_.end());
+    compacted_ = atoms_.size();
+  }
+  // Sorted, each atom once, after compact().
+  const std::vector<int>& atoms() const { return atoms_; }
+
+ private:
+  void compact_when_doubled() {
+    if (atoms_.size() >= 2 * compacted_ + 16) compact();
+  }
+
+  std::vector<int> atoms_;
+  std::size_t compacted_ = 0;
+};
+
 using Dnf = std::vector<Conjunction>;
+
+struct AtomsHash {
+  std::size_t operator()(const std::vector<int>& atoms) const {
+    std::size_t h = atoms.size();
+    for (const int a : atoms) h = hash_mix(h, static_cast<std::size_t>(a));
+    return h;
+  }
+};
+
+// Compacted conjunctions seen, to keep each once.
+using ConjunctionSet = std::unordered_set<std::vector<int>, AtomsHash>;
+
+// The shortest text that reads back as v.
+std::string number_text(double v) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
+  return ec == std::errc() ? std::string(text, end) : std::to_string(v);
+}
 
 class Reader {
  public:
-  explicit Reader(std::string name) : file_("VNN-LIB file '" + std::move(name) + "'") {}
+  Reader(const std::string& name, const Deadline& deadline)
+      : file_("VNN-LIB file '" + detail::printable(name) + "'"), deadline_(deadline) {}
 
   VnnlibProperty read(std::istream& in);
 
@@ -59,72 +134,100 @@ class Reader {
   [[noreturn]] void fail(int line, const std::string& what) const {
     throw Error(file_ + " line " + std::to_string(line) + ": " + what);
   }
-  std::vector<Node> parse(std::istream& in);
+  void poll(std::size_t work);
+  void parse(std::istream& in);
   void command(const Node& node);
   void declare(const Node& node);
+  bool number(const Node& node, double& value) const;
   Linear expression(const Node& node, int depth);
   Linear variable(const Node& node);
   Linear combination(const Node& node, int depth);
+  void add_scaled(Linear& to, const Linear& from, double factor, int line) const;
+  void accumulate(double& sum, double factor, double value, const std::string& term, int line) const;
   Dnf formula(const Node& node, int depth);
   Dnf comparison(const Node& node, int depth);
-  Dnf conjoin(const Dnf& a, const Dnf& b, int line) const;
-  VnnlibProperty split() const;
+  Dnf disjunction(const Node& node, int depth);
+  Dnf conjoin(Dnf a, Dnf b, int line);
+  int intern(Atom atom);
+  VnnlibProperty split();
+  std::vector<OutputConstraint> output_constraints(const std::vector<int>& outputs, int num_outputs) const;
   Domain box_of(const Conjunction& conjunction) const;
   int count(const std::set<int>& declared, const char* name) const;
 
   std::string file_;
+  Deadline deadline_;
+  std::size_t work_ = 0;  // conjunctions built since the last deadline check
+  int line_ = 1;          // the line being read
   std::set<int> declared_x_, declared_y_;
-  std::vector<Atom> atoms_;
-  Dnf property_{Conjunction{}};  // the conjunction of every assert so far
-  int last_line_ = 1;
+  std::vector<Atom> atoms_;                                  // each distinct comparison once
+  std::unordered_multimap<std::size_t, int> atom_of_hash_;  // hash_of(atom) -> index into atoms_
+  Dnf property_ = Dnf(1);                                    // the conjunction of every assert so far
 };
 
-std::string shown(const std::string& token) { return "'" + token.substr(0, 40) + "'"; }
+// The token quoted, cut at 40 bytes. Built by appending: GCC 12 warns falsely (-Wrestrict) on "'" + ... .
+std::string shown(const std::string& token) {
+  std::string out = "'";
+  out.append(token, 0, 40);
+  out += '\'';
+  return out;
+}
 
-std::vector<Node> Reader::parse(std::istream& in) {
-  std::vector<Node> top;
+// Checks the deadline once `work` units since the last check add up to kPollWork (0: at once).
+void Reader::poll(std::size_t work) {
+  work_ += work;
+  if (work != 0 && work_ < kPollWork) return;
+  work_ = 0;
+  if (!deadline_.expired()) return;
+  const char* why = deadline_.interrupted() ? "a stop was requested" : "the time limit ran out";
+  throw ReadStopped(file_ + " line " + std::to_string(line_) + ": reading stopped: " + why);
+}
+
+// Reads the file in chunks and runs each top-level command as soon as it closes, so that only one command's
+// tree is held at a time.
+void Reader::parse(std::istream& in) {
   std::vector<Node> open;  // the lists being read, innermost last
-  int line = 1;
   std::string atom;
+  bool comment = false;
   const auto flush = [&] {
     if (atom.empty()) return;
-    Node node{atom, {}, line};
-    if (open.empty()) fail(line, "a symbol " + shown(atom) + " outside parentheses");
-    open.back().children.push_back(std::move(node));
+    if (open.empty()) fail(line_, "a symbol " + shown(atom) + " outside parentheses");
+    open.back().children.push_back(Node{std::move(atom), {}, line_});
     atom.clear();
   };
-  for (char c; in.get(c);) {
-    if (c == ';') {
-      flush();
-      while (in.get(c) && c != '\n') {}
-      ++line;
-    } else if (c == '(' || c == ')' || std::isspace(static_cast<unsigned char>(c))) {
-      flush();
-      if (c == '\n') ++line;
-      if (c == '(') {
-        if (open.size() >= kMaxDepth) fail(line, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
-        open.push_back(Node{"", {}, line});
+  std::string chunk(kChunkBytes, '\0');
+  for (bool first = true;; first = false) {
+    poll(0);
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    std::string_view text(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.empty()) break;
+    if (first && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
+    for (const char c : text) {
+      if (comment) {
+        comment = c != '\n';
+      } else if (c == ';') {
+        flush();
+        comment = true;
+      } else if (c == '(') {
+        flush();
+        if (open.size() >= kMaxDepth) fail(line_, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+        open.push_back(Node{"", {}, line_});
       } else if (c == ')') {
-        if (open.empty()) fail(line, "a ')' without its '('");
+        flush();
+        if (open.empty()) fail(line_, "a ')' without its '('");
         Node done = std::move(open.back());
         open.pop_back();
-        (open.empty() ? top : open.back().children).push_back(std::move(done));
+        if (open.empty()) command(done);
+        else open.back().children.push_back(std::move(done));
+      } else if (std::isspace(static_cast<unsigned char>(c))) {
+        flush();
+      } else {
+        atom += c;
       }
-    } else {
-      atom += c;
+      if (c == '\n') ++line_;
     }
   }
   flush();
   if (!open.empty()) fail(open.back().line, "the '(' opened here is never closed");
-  last_line_ = line;
-  return top;
-}
-
-bool parse_number(const std::string& text, double& value) {
-  const char* end = text.data() + text.size();
-  const char* begin = text.size() > 1 && text[0] == '+' && text[1] != '-' ? text.data() + 1 : text.data();
-  const auto [ptr, ec] = std::from_chars(begin, end, value);
-  return ec == std::errc() && ptr == end && std::isfinite(value);
 }
 
 // X_i or Y_j: 'X' or 'Y' and the index, or -1.
@@ -155,19 +258,35 @@ void Reader::declare(const Node& node) {
 }
 
 void Reader::command(const Node& node) {
-  if (!node.is_list()) fail(node.line, "a symbol " + shown(node.atom) + " outside parentheses");
   const std::string& name = head(node);
   if (name == "declare-const") return declare(node);
   // SMT-LIB commands that some property files end with; they state nothing about the property.
   if (name == "check-sat" || name == "get-model" || name == "exit") return;
   if (name != "assert") fail(node.line, "unsupported command " + shown(name) + " (expected declare-const or assert)");
   if (node.children.size() != 2) fail(node.line, "expected (assert FORMULA)");
-  property_ = conjoin(property_, formula(node.children[1], 1), node.line);
+  property_ = conjoin(std::move(property_), formula(node.children[1], 1), node.line);
+}
+
+// Whether the atom is a number, read into `value`. A finite number beyond the range of a double is refused by
+// name; inf and nan are not numbers.
+bool Reader::number(const Node& node, double& value) const {
+  const std::string& text = node.atom;
+  const char* end = text.data() + text.size();
+  const char* begin = text.size() > 1 && text[0] == '+' && text[1] != '-' ? text.data() + 1 : text.data();
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ptr != end) return false;
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars reports underflow alike; strtod, on the same digits, rounds that to 0 or a subnormal.
+    value = std::strtod(std::string(begin, end).c_str(), nullptr);
+    if (std::isinf(value)) fail(node.line, "the number " + shown(text) + " overflows a double");
+    return true;
+  }
+  return ec == std::errc() && std::isfinite(value);
 }
 
 Linear Reader::variable(const Node& node) {
   Linear out;
-  if (parse_number(node.atom, out.constant)) return out;
+  if (number(node, out.constant)) return out;
   const int x = variable_index(node.atom, 'X');
   const int y = variable_index(node.atom, 'Y');
   if (x >= 0 && declared_x_.count(x)) out.x[x] = 1.0;
@@ -177,10 +296,24 @@ Linear Reader::variable(const Node& node) {
   return out;
 }
 
-void add_scaled(Linear& to, const Linear& from, double factor) {
-  for (const auto& [i, v] : from.x) to.x[i] += factor * v;
-  for (const auto& [j, v] : from.y) to.y[j] += factor * v;
-  to.constant += factor * from.constant;
+// sum += factor * value, refusing a result that overflows a double by naming the two numbers it came from.
+void Reader::accumulate(double& sum, double factor, double value, const std::string& term, int line) const {
+  const double product = factor * value;
+  const double total = sum + product;
+  if (std::isfinite(total)) {
+    sum = total;
+    return;
+  }
+  const std::string what = std::isfinite(product) ? number_text(sum) + " + " + number_text(product)
+                                                  : number_text(factor) + " * " + number_text(value);
+  fail(line, "the " + term + ", " + what + ", overflows a double");
+}
+
+// to += factor * from.
+void Reader::add_scaled(Linear& to, const Linear& from, double factor, int line) const {
+  for (const auto& [i, v] : from.x) accumulate(to.x[i], factor, v, "coefficient of X_" + std::to_string(i), line);
+  for (const auto& [j, v] : from.y) accumulate(to.y[j], factor, v, "coefficient of Y_" + std::to_string(j), line);
+  accumulate(to.constant, factor, from.constant, "constant term", line);
 }
 
 // Drops the variables whose coefficients cancelled, so that X_0 - X_0 is a constant.
@@ -200,22 +333,21 @@ Linear Reader::combination(const Node& node, int depth) {
   Linear out = expression(node.children[1], depth + 1);
   if (op == "-" && args == 1) {
     Linear negated;
-    add_scaled(negated, out, -1.0);
+    add_scaled(negated, out, -1.0, node.line);
     return negated;
   }
   for (std::size_t k = 2; k <= args; ++k) {
     Linear next = expression(node.children[k], depth + 1);
     if (op != "*") {
-      add_scaled(out, next, op == "+" ? 1.0 : -1.0);
+      add_scaled(out, next, op == "+" ? 1.0 : -1.0, node.line);
       continue;
     }
     if (!is_constant(out) && !is_constant(next)) fail(node.line, "a product of two variables is not linear");
     if (is_constant(out)) std::swap(out, next);
     Linear product;
-    add_scaled(product, out, next.constant);
+    add_scaled(product, out, next.constant, node.line);
     out = std::move(product);
   }
-  if (!std::isfinite(out.constant)) fail(node.line, "a constant overflows a double");
   return out;
 }
 
@@ -224,14 +356,37 @@ Linear Reader::expression(const Node& node, int depth) {
   return node.is_list() ? combination(node, depth) : variable(node);
 }
 
-Dnf Reader::conjoin(const Dnf& a, const Dnf& b, int line) const {
+// The index of the atom equal to `atom`, which is added when there is none.
+int Reader::intern(Atom atom) {
+  const std::size_t h = hash_of(atom);
+  for (auto [it, end] = atom_of_hash_.equal_range(h); it != end; ++it)
+    if (same_comparison(atoms_[static_cast<std::size_t>(it->second)], atom)) return it->second;
+  atoms_.push_back(std::move(atom));
+  const int index = static_cast<int>(atoms_.size()) - 1;
+  atom_of_hash_.emplace(h, index);
+  return index;
+}
+
+// a and b: when either is one conjunction, it is added to each of the other's (the common case, an assert
+// conjoined to the asserts before it, costs what the assert holds); otherwise every pair.
+Dnf Reader::conjoin(Dnf a, Dnf b, int line) {
+  if (a.size() == 1 && b.size() != 1) std::swap(a, b);
+  if (b.size() == 1) {
+    for (Conjunction& c : a) {
+      c.add(b[0]);
+      poll(1);
+    }
+    return a;
+  }
   if (a.size() * b.size() > kMaxCases)
     fail(line, "the assertions expand to more than " + std::to_string(kMaxCases) + " cases");
   Dnf out;
+  out.reserve(a.size() * b.size());
   for (const Conjunction& p : a)
     for (const Conjunction& q : b) {
       out.push_back(p);
-      out.back().insert(out.back().end(), q.begin(), q.end());
+      out.back().add(q);
+      poll(1);
     }
   return out;
 }
@@ -242,22 +397,35 @@ Dnf Reader::comparison(const Node& node, int depth) {
   if (node.children.size() < 3) fail(node.line, shown(op) + " needs two arguments");
   const bool strict = op == "<" || op == ">";
   const double direction = op == "<=" || op == "<" ? 1.0 : -1.0;
-  Dnf out{Conjunction{}};
+  Conjunction out;
   for (std::size_t k = 1; k + 1 < node.children.size(); ++k) {
-    Atom atom{expression(node.children[k], depth + 1), strict, node.line};
-    Linear atom_g;
-    add_scaled(atom_g, atom.g, direction);
-    add_scaled(atom_g, expression(node.children[k + 1], depth + 1), -direction);
-    prune(atom_g);
-    atom.g = std::move(atom_g);
+    Atom atom{{}, strict, node.line};
+    add_scaled(atom.g, expression(node.children[k], depth + 1), direction, node.line);
+    add_scaled(atom.g, expression(node.children[k + 1], depth + 1), -direction, node.line);
+    prune(atom.g);
     if (is_constant(atom.g)) {
       const bool holds = strict ? atom.g.constant < 0.0 : atom.g.constant <= 0.0;
       if (!holds) return Dnf{};
       continue;
     }
-    atoms_.push_back(std::move(atom));
-    for (Conjunction& c : out) c.push_back(static_cast<int>(atoms_.size()) - 1);
+    out.add(intern(std::move(atom)));
   }
+  return Dnf{std::move(out)};
+}
+
+// The conjunctions of the disjuncts, each once.
+Dnf Reader::disjunction(const Node& node, int depth) {
+  Dnf out;
+  ConjunctionSet seen;
+  for (std::size_t k = 1; k < node.children.size(); ++k)
+    for (Conjunction& c : formula(node.children[k], depth + 1)) {
+      poll(1);
+      c.compact();
+      if (!seen.insert(c.atoms()).second) continue;
+      if (out.size() == kMaxCases)
+        fail(node.line, "the assertions expand to more than " + std::to_string(kMaxCases) + " cases");
+      out.push_back(std::move(c));
+    }
   return out;
 }
 
@@ -266,28 +434,21 @@ Dnf Reader::formula(const Node& node, int depth) {
   if (!node.is_list()) fail(node.line, "expected a formula, not " + shown(node.atom));
   const std::string& op = head(node);
   if (op == "<=" || op == ">=" || op == "<" || op == ">") return comparison(node, depth);
-  if (op != "and" && op != "or")
+  if (op == "or") return disjunction(node, depth);
+  if (op != "and")
     fail(node.line, "unsupported formula " + shown(op.empty() ? "(...)" : op) + " (expected and, or, <=, >=, <, >)");
-  Dnf out = op == "and" ? Dnf{Conjunction{}} : Dnf{};
-  for (std::size_t k = 1; k < node.children.size(); ++k) {
-    Dnf part = formula(node.children[k], depth + 1);
-    if (op == "and") {
-      out = conjoin(out, part, node.line);
-    } else {
-      if (out.size() + part.size() > kMaxCases)
-        fail(node.line, "the assertions expand to more than " + std::to_string(kMaxCases) + " cases");
-      out.insert(out.end(), part.begin(), part.end());
-    }
-  }
+  Dnf out(1);
+  for (std::size_t k = 1; k < node.children.size(); ++k)
+    out = conjoin(std::move(out), formula(node.children[k], depth + 1), node.line);
   return out;
 }
 
 int Reader::count(const std::set<int>& declared, const char* name) const {
-  if (declared.empty()) fail(last_line_, std::string("declares no ") + name + "_0");
+  if (declared.empty()) fail(line_, std::string("declares no ") + name + "_0");
   const int n = *declared.rbegin() + 1;
   if (static_cast<int>(declared.size()) != n)
-    fail(last_line_, std::string("declares ") + name + "_" + std::to_string(n - 1) + " but not every " + name +
-                         "_i below it");
+    fail(line_, std::string("declares ") + name + "_" + std::to_string(n - 1) + " but not every " + name +
+                    "_i below it");
   return n;
 }
 
@@ -295,7 +456,7 @@ Domain Reader::box_of(const Conjunction& conjunction) const {
   const int n = *declared_x_.rbegin() + 1;
   const double inf = std::numeric_limits<double>::infinity();
   Eigen::VectorXd lower = Eigen::VectorXd::Constant(n, -inf), upper = Eigen::VectorXd::Constant(n, inf);
-  for (const int a : conjunction) {
+  for (const int a : conjunction.atoms()) {
     const Atom& atom = atoms_[static_cast<std::size_t>(a)];
     if (!atom.g.y.empty()) continue;
     if (atom.g.x.size() != 1)
@@ -303,44 +464,65 @@ Domain Reader::box_of(const Conjunction& conjunction) const {
     if (atom.strict) fail(atom.line, "a strict bound on an input: use <= or >=");
     const auto [i, a_i] = *atom.g.x.begin();
     const double bound = -atom.g.constant / a_i;
+    if (!std::isfinite(bound))
+      fail(atom.line, "the bound on X_" + std::to_string(i) + ", " + number_text(-atom.g.constant) + " / " +
+                          number_text(a_i) + ", overflows a double");
     if (a_i > 0.0) upper[i] = std::min(upper[i], bound);
-    else if (a_i < 0.0) lower[i] = std::max(lower[i], bound);
+    else lower[i] = std::max(lower[i], bound);
   }
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(lower[i]) || !std::isfinite(upper[i]))
-      fail(last_line_, "X_" + std::to_string(i) + " has no " + (std::isfinite(lower[i]) ? "upper" : "lower") +
-                           " bound (every input needs both)");
+      fail(line_, "X_" + std::to_string(i) + " has no " + (std::isfinite(lower[i]) ? "upper" : "lower") +
+                      " bound (every input needs both)");
   return Domain::box(lower, upper);
 }
 
-VnnlibProperty Reader::split() const {
+std::vector<OutputConstraint> Reader::output_constraints(const std::vector<int>& outputs, int num_outputs) const {
+  std::vector<OutputConstraint> out;
+  out.reserve(outputs.size());
+  for (const int a : outputs) {
+    const Atom& atom = atoms_[static_cast<std::size_t>(a)];
+    out.push_back(OutputConstraint{Eigen::VectorXd::Zero(num_outputs), atom.g.constant, atom.strict, atom.line});
+    for (const auto& [j, v] : atom.g.y) out.back().weights[j] = v;
+  }
+  return out;
+}
+
+// Conjunctions with the same box form one case; within a case, each conjunction of output constraints is kept
+// once.
+VnnlibProperty Reader::split() {
   VnnlibProperty property;
   property.num_inputs = count(declared_x_, "X");
   property.num_outputs = count(declared_y_, "Y");
   std::map<std::pair<std::vector<double>, std::vector<double>>, std::size_t> case_of_box;
-  for (const Conjunction& conjunction : property_) {
-    std::vector<OutputConstraint> outputs;
-    for (const int a : conjunction) {
+  std::vector<ConjunctionSet> outputs_of_case;
+  for (Conjunction& conjunction : property_) {
+    poll(1);
+    conjunction.compact();
+    std::vector<int> outputs;
+    for (const int a : conjunction.atoms()) {
       const Atom& atom = atoms_[static_cast<std::size_t>(a)];
       if (atom.g.y.empty()) continue;
       if (!atom.g.x.empty()) fail(atom.line, "a constraint mixes inputs and outputs");
-      OutputConstraint c{Eigen::VectorXd::Zero(property.num_outputs), atom.g.constant, atom.strict, atom.line};
-      for (const auto& [j, v] : atom.g.y) c.weights[j] = v;
-      outputs.push_back(std::move(c));
+      outputs.push_back(a);
     }
     Domain box = box_of(conjunction);
     if ((box.lower.array() > box.upper.array()).any()) continue;
     const auto key = std::make_pair(std::vector<double>(box.lower.begin(), box.lower.end()),
                                     std::vector<double>(box.upper.begin(), box.upper.end()));
     const auto [it, added] = case_of_box.emplace(key, property.cases.size());
-    if (added) property.cases.push_back(VnnlibCase{std::move(box), {}});
-    property.cases[it->second].unsafe.push_back(std::move(outputs));
+    if (added) {
+      property.cases.push_back(VnnlibCase{std::move(box), {}});
+      outputs_of_case.emplace_back();
+    }
+    if (!outputs_of_case[it->second].insert(outputs).second) continue;
+    property.cases[it->second].unsafe.push_back(output_constraints(outputs, property.num_outputs));
   }
   return property;
 }
 
 VnnlibProperty Reader::read(std::istream& in) {
-  for (const Node& node : parse(in)) command(node);
+  parse(in);
   return split();
 }
 
@@ -348,15 +530,15 @@ VnnlibProperty Reader::read(std::istream& in) {
 
 namespace detail {
 
-VnnlibProperty read_vnnlib(std::istream& in, const std::string& name) {
-  return with_printable_errors([&] { return Reader(name).read(in); });
+VnnlibProperty read_vnnlib(std::istream& in, const std::string& name, const Deadline& deadline) {
+  return with_printable_errors([&] { return Reader(name, deadline).read(in); });
 }
 
 }  // namespace detail
 
-VnnlibProperty read_vnnlib(const std::string& path) {
+VnnlibProperty read_vnnlib(const std::string& path, const Deadline& deadline) {
   std::ifstream in = detail::open_input(path, "VNN-LIB");
-  return detail::read_vnnlib(in, path);
+  return detail::read_vnnlib(in, path, deadline);
 }
 
 }  // namespace reluopt

@@ -13,6 +13,7 @@
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
+#include "reluopt/vnnlib.h"
 
 namespace reluopt {
 namespace {
@@ -84,6 +85,42 @@ TEST(BadOnnx, DirectoriesAndMissingFilesAreNamed) {
   expect_error([&] { read_model(file.directory()); }, {"cannot open model file", "(it is a directory)"});
   expect_error([&] { read_onnx(file.directory()); }, {"cannot open model file", "(it is a directory)"});
   expect_error([&] { read_model(file.directory() + "/none.onnx"); }, {"none.onnx", "(no such file)"});
+}
+
+TEST(BadOnnx, TwoInitializersOfOneNameAreRefused) {
+  expect_error([] { read_onnx(kBadDir + "duplicate_initializer.onnx"); },
+               {"duplicate_initializer.onnx", "has two initializers named 'W0'"});
+}
+
+// ---- Every reader ----
+
+// The first bytes of a gzip stream: the magic 1f 8b, deflate, no flags.
+const std::string kGzipHeader("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+
+TEST(BadFile, GzipCompressedFilesAreRefusedWithTheCommandThatDecompresses) {
+  const TempFile property("p.vnnlib.gz", kGzipHeader);
+  expect_error([&] { read_vnnlib(property.path()); },
+               {"VNN-LIB file '" + property.path() + "' is gzip-compressed; decompress it first (gunzip " +
+                property.path() + ")"});
+  const TempFile model("m.onnx", kGzipHeader);
+  expect_error([&] { read_model(model.path()); },
+               {"model file '" + model.path() + "' is gzip-compressed", "(gunzip -c " + model.path() + " > NEW_FILE)"});
+  expect_error([&] { read_onnx(model.path()); }, {"model file", "is gzip-compressed"});
+  const TempFile nnet("m.nnet", kGzipHeader);
+  expect_error([&] { read_nnet(nnet.path()); }, {"m.nnet", "is gzip-compressed"});
+  const TempFile domain("d.json", kGzipHeader);
+  expect_error([&] { read_domain_json(domain.path()); }, {"domain file", "d.json", "is gzip-compressed"});
+}
+
+TEST(BadFile, SymbolicLinkLoopsAreNamed) {
+  const TempFile file("unused", "");
+  const std::filesystem::path a = std::filesystem::path(file.directory()) / "a.vnnlib";
+  const std::filesystem::path b = std::filesystem::path(file.directory()) / "b.vnnlib";
+  std::filesystem::create_symlink(b, a);
+  std::filesystem::create_symlink(a, b);
+  expect_error([&] { read_vnnlib(a.string()); },
+               {"cannot open VNN-LIB file '" + a.string() + "' (a symbolic link loop"});
+  expect_error([&] { read_model(b.string()); }, {"cannot open model file", "(a symbolic link loop"});
 }
 
 // ---- NNet ----

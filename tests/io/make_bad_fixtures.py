@@ -72,6 +72,9 @@ def main():
     huge.graph.initializer[0].dims.extend([2**40, 2**40])  # 2^80 elements, with the data of 6
     write("huge_dims.onnx", huge)
     write("broadcast_blowup.onnx", broadcast_blowup(1000))
+    duplicate = model()
+    duplicate.graph.initializer.append(numpy_helper.from_array(np.zeros((3, 2), np.float32), "W0"))
+    write("duplicate_initializer.onnx", duplicate)
     good = model().SerializeToString()
     write("truncated.onnx", good[: len(good) // 2])
     write("empty.onnx", b"")

@@ -1,11 +1,16 @@
 // The VNN-LIB reader: every supported form, and each refusal naming its line.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <limits>
 #include <sstream>
+#include <streambuf>
 #include <string>
+#include <utility>
 
 #include "io/readers.h"
 #include "reluopt/error.h"
+#include "reluopt/run_control.h"
 #include "reluopt/vnnlib.h"
 
 namespace reluopt {
@@ -75,6 +80,19 @@ TEST(VnnlibReader, UnionOfInputBoxes) {
   EXPECT_EQ(p.cases[1].unsafe.size(), 1u);
 }
 
+// The boxes of a product of two unions come in the order written: the first factor's outer.
+TEST(VnnlibReader, ProductOfUnionsKeepsTheOrderWritten) {
+  const VnnlibProperty p = read_text(kDeclarations +
+                                     "(assert (or (and (>= X_0 0) (<= X_0 1)) (and (>= X_0 2) (<= X_0 3))))\n"
+                                     "(assert (or (and (>= X_1 0) (<= X_1 1)) (and (>= X_1 2) (<= X_1 3))))\n"
+                                     "(assert (<= Y_0 0))\n");
+  ASSERT_EQ(p.cases.size(), 4u);
+  EXPECT_EQ(p.cases[0].box.lower, Eigen::Vector2d(0.0, 0.0));
+  EXPECT_EQ(p.cases[1].box.lower, Eigen::Vector2d(0.0, 2.0));
+  EXPECT_EQ(p.cases[2].box.lower, Eigen::Vector2d(2.0, 0.0));
+  EXPECT_EQ(p.cases[3].box.lower, Eigen::Vector2d(2.0, 2.0));
+}
+
 TEST(VnnlibReader, BoxesAndOutputsInOneDisjunction) {
   const VnnlibProperty p = read_text(kDeclarations +
                                      "(assert (or (and (>= X_0 0) (<= X_0 1) (>= X_1 0) (<= X_1 1) (<= Y_0 0))\n"
@@ -103,6 +121,130 @@ TEST(VnnlibReader, NoOutputAssertMeansEveryOutputIsUnsafe) {
   ASSERT_EQ(p.cases.size(), 1u);
   ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
   EXPECT_TRUE(p.cases[0].unsafe[0].empty());
+}
+
+TEST(VnnlibReader, ByteOrderMarkIsSkipped) {
+  const VnnlibProperty p = read_text("\xEF\xBB\xBF" + kDeclarations + kBox + "(assert (<= Y_0 Y_1))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].box.upper, Eigen::Vector2d(1.0, 0.5));
+  EXPECT_EQ(p.cases[0].unsafe[0].size(), 1u);
+}
+
+TEST(VnnlibReader, NumbersBelowTheSmallestDoubleAreZero) {
+  const VnnlibProperty p = read_text(kDeclarations + kBox + "(assert (<= Y_0 1e-400))\n");
+  EXPECT_EQ(p.cases[0].unsafe[0][0].constant, 0.0);
+}
+
+// 200,000 asserts: an input bound written 100,000 times, and 100 output constraints written 1,000 times each.
+// Each is kept once, on the line it is first written; reading takes time linear in the file.
+TEST(VnnlibReader, RepeatedAssertsAreKeptOnce) {
+  std::string text = kDeclarations + kBox;  // 8 lines
+  for (int k = 0; k < 200000; ++k)
+    text += k % 2 == 1 ? "(assert (<= X_0 0.75))\n" : "(assert (<= Y_0 " + std::to_string(k % 200) + "))\n";
+  const VnnlibProperty p = read_text(text);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].box.upper, Eigen::Vector2d(0.75, 0.5));
+  ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
+  const std::vector<OutputConstraint>& conj = p.cases[0].unsafe[0];
+  ASSERT_EQ(conj.size(), 100u);
+  for (int c = 0; c < 100; ++c) {
+    EXPECT_EQ(conj[c].weights, Eigen::Vector2d(1.0, 0.0));
+    EXPECT_EQ(conj[c].constant, -2.0 * c);
+    EXPECT_EQ(conj[c].line, 9 + 2 * c);
+  }
+}
+
+// 200,000 distinct output constraints, each kept, in the order written.
+TEST(VnnlibReader, ManyDistinctAssertsAreRead) {
+  std::string text = kDeclarations + kBox;
+  for (int k = 0; k < 200000; ++k) text += "(assert (<= Y_1 " + std::to_string(k) + "))\n";
+  const VnnlibProperty p = read_text(text);
+  ASSERT_EQ(p.cases.size(), 1u);
+  ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
+  const std::vector<OutputConstraint>& conj = p.cases[0].unsafe[0];
+  ASSERT_EQ(conj.size(), 200000u);
+  for (int k = 0; k < 200000; k += 997) {
+    EXPECT_EQ(conj[k].constant, -k);
+    EXPECT_EQ(conj[k].line, 9 + k);
+  }
+}
+
+TEST(VnnlibReader, RepeatedDisjunctsAreKeptOnce) {
+  std::string disjuncts;
+  for (int k = 0; k < 1000; ++k) disjuncts += " (<= Y_0 Y_1) (and (>= Y_0 1) (<= Y_0 Y_1) (>= Y_0 1))";
+  const VnnlibProperty p = read_text(kDeclarations + kBox + "(assert (or" + disjuncts + "))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  ASSERT_EQ(p.cases[0].unsafe.size(), 2u);
+  EXPECT_EQ(p.cases[0].unsafe[0].size(), 1u);
+  EXPECT_EQ(p.cases[0].unsafe[1].size(), 2u);
+}
+
+// Two conjunctions whose input bounds differ but make the same box, with the same output constraints: one.
+TEST(VnnlibReader, SameOutputsOnTheSameBoxAreKeptOnce) {
+  const VnnlibProperty p = read_text(kDeclarations + kBox +
+                                     "(assert (or (and (<= X_0 2) (<= Y_0 0)) (and (<= X_0 3) (<= Y_0 0))))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].unsafe.size(), 1u);
+}
+
+std::string many_asserts(int count) {
+  std::string text = kDeclarations + kBox;
+  for (int k = 0; k < count; ++k) text += "(assert (<= Y_0 " + std::to_string(k) + "))\n";
+  return text;
+}
+
+// The message of the ReadStopped that reading `in` by `deadline` throws.
+std::string stop_message(std::istream& in, const Deadline& deadline) {
+  try {
+    detail::read_vnnlib(in, "p.vnnlib", deadline);
+  } catch (const ReadStopped& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "not stopped";
+  return "";
+}
+
+TEST(VnnlibReader, StopRequestOrExpiredDeadlineEndsReading) {
+  std::istringstream requested(many_asserts(1000));
+  const std::atomic<bool> stop{true};
+  EXPECT_EQ(stop_message(requested, Deadline(std::numeric_limits<double>::infinity(), &stop)),
+            "VNN-LIB file 'p.vnnlib' line 1: reading stopped: a stop was requested");
+  std::istringstream expired(many_asserts(1000));
+  EXPECT_EQ(stop_message(expired, Deadline(0.0, nullptr)),
+            "VNN-LIB file 'p.vnnlib' line 1: reading stopped: the time limit ran out");
+}
+
+// Serves `text` and sets `stop` once half of it has been read: a Ctrl-C in the middle of a file.
+class StopHalfway : public std::streambuf {
+ public:
+  StopHalfway(std::string text, std::atomic<bool>& stop) : text_(std::move(text)), stop_(stop) {
+    setg(text_.data(), text_.data(), text_.data() + text_.size());
+  }
+
+ protected:
+  std::streamsize xsgetn(char* s, std::streamsize n) override {
+    const std::streamsize got = std::streambuf::xsgetn(s, n);
+    if (static_cast<std::size_t>(gptr() - eback()) >= text_.size() / 2) stop_.store(true);
+    return got;
+  }
+
+ private:
+  std::string text_;
+  std::atomic<bool>& stop_;
+};
+
+TEST(VnnlibReader, StopRequestedWhileReadingIsSeenWithinTheFile) {
+  constexpr int kAsserts = 100000;
+  std::atomic<bool> stop{false};
+  StopHalfway buffer(many_asserts(kAsserts), stop);
+  std::istream in(&buffer);
+  const std::string message = stop_message(in, Deadline(std::numeric_limits<double>::infinity(), &stop));
+  const std::string prefix = "VNN-LIB file 'p.vnnlib' line ";
+  ASSERT_EQ(message.rfind(prefix, 0), 0u) << message;
+  const int line = std::stoi(message.substr(prefix.size()));
+  EXPECT_GT(line, kAsserts / 4) << message;
+  EXPECT_LT(line, 3 * kAsserts / 4) << message;
+  EXPECT_NE(message.find(": reading stopped: a stop was requested"), std::string::npos) << message;
 }
 
 struct Malformed {
@@ -156,7 +298,19 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"no_outputs", "(declare-const X_0 Real)\n(assert (<= 0 X_0 1))\n", "declares no Y_0"},
         Malformed{"symbol_outside", kOne + "assert\n", "line 4: a symbol 'assert' outside parentheses"},
         Malformed{"assert_arity", kOne + "(assert (<= Y_0 1) (<= Y_0 2))\n", "line 4: expected (assert FORMULA)"},
-        Malformed{"deep", kOne + "(assert " + std::string(300, '(') + "\n", "nesting deeper than 200 levels"}),
+        Malformed{"deep", kOne + "(assert " + std::string(300, '(') + "\n", "nesting deeper than 200 levels"},
+        Malformed{"coefficient_overflow", kOne + "(assert (<= (+ (* 1e308 Y_0) (* 1e308 Y_0)) 0))\n",
+                  "line 4: the coefficient of Y_0, 1e+308 + 1e+308, overflows a double"},
+        Malformed{"product_overflow", kOne + "(assert (<= (* 1e200 1e200 Y_0) 0))\n",
+                  "line 4: the constant term, 1e+200 * 1e+200, overflows a double"},
+        Malformed{"constant_overflow", kOne + "(assert (<= Y_0 (+ 1e308 1e308)))\n",
+                  "line 4: the constant term, 1e+308 + 1e+308, overflows a double"},
+        Malformed{"comparison_overflow", kOne + "(assert (<= 1e308 (- Y_0 1e308)))\n",
+                  "line 4: the constant term, 1e+308 + 1e+308, overflows a double"},
+        Malformed{"number_overflow", kOne + "(assert (<= Y_0 -1e400))\n",
+                  "line 4: the number '-1e400' overflows a double"},
+        Malformed{"bound_overflow", kOne + "\n(assert (<= (* 1e-300 X_0) 1e300))\n",
+                  "line 5: the bound on X_0, 1e+300 / 1e-300, overflows a double"}),
     [](const ::testing::TestParamInfo<Malformed>& info) { return info.param.name; });
 
 TEST(VnnlibReader, MissingFileIsNamed) {
