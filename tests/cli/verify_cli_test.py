@@ -98,14 +98,24 @@ class VerifyCli(unittest.TestCase):
         return path
 
     def test_repeated_output_constraint_is_folded(self):
-        # 2,000 copies of one assert compile to one constraint (a max-min tree of them grew as their square).
+        # 2,000 asserts of one direction compile to the tightest one (a max-min tree of them grows as their
+        # square). Their constants differ, so the reader keeps all 2,000 and folding makes them one.
         doc, result = self.path("repeated.json"), self.path("repeated.txt")
-        prop = self.big_property("repeated.vnnlib", "(assert (>= Y_1 30))\n" * 2000)
+        asserts = "".join(f"(assert (>= Y_1 {30 - i / 1000:.3f}))\n" for i in range(2000))
+        prop = self.big_property("repeated.vnnlib", asserts)
         proc = self.verify(MODEL, prop, "--time-limit", "20", "--json", doc, "--result-file", result, "-q")
         self.assertEqual(proc.stdout.splitlines()[0], "sat")
         self.assertTrue(verify_check.check(MODEL, prop, result)[0])
         folded = json.load(open(doc))["cases"][0]["folded"]
         self.assertEqual((folded["constraints_read"], folded["constraints"], folded["runs"]), (2000, 1, 1))
+
+    def test_repeated_assert_is_read_once(self):
+        doc = self.path("copies.json")
+        prop = self.big_property("copies.vnnlib", "(assert (>= Y_1 30))\n" * 2000)
+        proc = self.verify(MODEL, prop, "--time-limit", "20", "--json", doc, "-q")
+        self.assertEqual(proc.stdout.splitlines()[0], "sat")
+        folded = json.load(open(doc))["cases"][0]["folded"]
+        self.assertEqual((folded["constraints_read"], folded["constraints"], folded["runs"]), (1, 1, 1))
 
     def test_huge_constants(self):
         # A constraint that always holds is dropped, whatever its constant; one that never holds takes its
