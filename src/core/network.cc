@@ -54,6 +54,10 @@ void check_magnitudes(const DenseLayer& layer, const std::string& where) {
     throw Error(where + " has " + entry + " = " + magnitude_text(value) + ", beyond " + magnitude_text(kMaxMagnitude) +
                 " in magnitude: no double-precision LP can use it (corrupt file or wrong units? docs/NUMERICS.md)");
   };
+  // The common case in memory order (column by column); the row-wise search for the first offender, across
+  // the columns of a column-major matrix, misses the cache on every entry of a wide layer.
+  if (layer.weights.cwiseAbs().maxCoeff() <= kMaxMagnitude && layer.bias.cwiseAbs().maxCoeff() <= kMaxMagnitude)
+    return;
   for (Eigen::Index row = 0; row < layer.weights.rows(); ++row) {
     for (Eigen::Index column = 0; column < layer.weights.cols(); ++column)
       if (std::abs(layer.weights(row, column)) > kMaxMagnitude)

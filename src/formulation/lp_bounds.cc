@@ -68,11 +68,10 @@ double loosen(double v) { return v + kSlack * (1.0 + std::abs(v)); }
 void interval_layer(const Network& network, const Domain& domain, int k, NeuronBounds& bounds) {
   const Eigen::VectorXd lo = k == 0 ? domain.lower : Eigen::VectorXd(bounds.lower[k - 1].cwiseMax(0.0));
   const Eigen::VectorXd hi = k == 0 ? domain.upper : Eigen::VectorXd(bounds.upper[k - 1].cwiseMax(0.0));
-  const DenseLayer& layer = network.hidden_layer(k);
-  const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0);
-  const Eigen::MatrixXd negative = layer.weights.cwiseMin(0.0);
-  bounds.lower.push_back(positive * lo + negative * hi + layer.bias);
-  bounds.upper.push_back(positive * hi + negative * lo + layer.bias);
+  Eigen::VectorXd l, u;
+  interval_layer_bounds(network.hidden_layer(k), lo, hi, l, u);
+  bounds.lower.push_back(std::move(l));
+  bounds.upper.push_back(std::move(u));
 }
 
 // R_k with a zero objective, and the column of each input of layer k (-1 for an input fixed at 0).
