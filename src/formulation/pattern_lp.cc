@@ -101,8 +101,11 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
   // the product would otherwise be 100x wider than it needs to be).
   int used = d;
   for (int k = 0; k < layers; ++k) {
-    region.G.push_back(G);
-    region.g.push_back(g);
+    // Copying the first G alone (a wide layer's weights) can take a second under load.
+    if (deadline && deadline->expired()) {
+      region.complete = false;
+      return region;
+    }
     const bool next_is_output = k + 1 == layers;
     const Eigen::MatrixXd& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights;
     const Eigen::VectorXd& next_bias = next_is_output ? objective_bias : network.hidden_layer(k + 1).bias;
@@ -123,6 +126,8 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
       next_g.noalias() += W_active * g(active);
     }
     for (int j = 0; j < network.hidden_width(k); ++j) used += region.free_index[k][j] >= 0;
+    region.G.push_back(std::move(G));
+    region.g.push_back(std::move(g));
     G = std::move(next_G);
     g = std::move(next_g);
   }
