@@ -212,13 +212,17 @@ NeuronBounds compute_bounds(const Network& network, const Domain& domain, const 
   if (options.method == BoundMethod::kInterval) return interval_bounds(network, domain);
   if (options.method == BoundMethod::kSymbolic) return symbolic_bounds(network, domain.lower, domain.upper, &deadline);
   const bool progressive = options.method == BoundMethod::kProgressive;
-  const NeuronBounds symbolic = progressive ? symbolic_bounds(network, domain.lower, domain.upper, &deadline) : NeuronBounds{};
+  // Symbolic bounds tighten layers after the first only (layer 0's are the interval bounds), and a pass over a
+  // wide first layer takes a second: none when there is no later layer or no time left.
+  const bool symbolic_pass = progressive && network.num_hidden_layers() > 1 && !deadline.expired();
+  const NeuronBounds symbolic =
+      symbolic_pass ? symbolic_bounds(network, domain.lower, domain.upper, &deadline) : NeuronBounds{};
   const int threads =
       options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   NeuronBounds bounds;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     interval_layer(network, domain, k, bounds);
-    if (progressive) {
+    if (symbolic_pass) {
       // Fewer neurons left unstable for the LPs; both bounds are valid over P.
       bounds.lower[k] = bounds.lower[k].cwiseMax(symbolic.lower[k]);
       bounds.upper[k] = bounds.upper[k].cwiseMin(symbolic.upper[k]);
