@@ -25,6 +25,9 @@ struct NeuronBounds {
 // Interval arithmetic (MATH.md §4) over the domain's box; valid for any rows A x <= b as well, since the
 // box contains P. With [lo, hi] bounding x_k: h = W x + b lies in [W+ lo + W- hi + b, W+ hi + W- lo + b].
 NeuronBounds interval_bounds(const Network& network, const Domain& domain);
+// The same for one layer: [l, u] bounds h = W x + b for x in [lo, hi].
+void interval_layer_bounds(const DenseLayer& layer, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                           Eigen::VectorXd& l, Eigen::VectorXd& u);
 
 // How bounds for the MIP formulations are computed (MATH.md §4).
 //   kInterval    interval arithmetic only

@@ -762,12 +762,12 @@ class Search {
 
 // The first incumbent: the given start, else forward passes at the interior point and a few samples of P.
 void seed_incumbent(const Problem& problem, const SolveOptions& options, const std::optional<EvaluatedPoint>& start,
-                    Incumbent& incumbent) {
+                    Incumbent& incumbent, const Deadline& deadline) {
   if (start) {
     incumbent.offer(*start);
     return;
   }
-  offer_forward_passes(problem, options, kSeedPoints, incumbent);
+  offer_forward_passes(problem, options, kSeedPoints, incumbent, deadline);
 }
 
 // The hooks through which the work sharing moves this process's nodes (bab_share.h).
@@ -856,7 +856,7 @@ void free_open_nodes(std::priority_queue<Node, std::vector<Node>, ByBound> open)
 SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                     const RunControl& control, const std::optional<EvaluatedPoint>& start) {
   Incumbent incumbent(&deadline);
-  seed_incumbent(problem, options, start, incumbent);
+  seed_incumbent(problem, options, start, incumbent, deadline);
   Frontier frontier;
   Peers* const peers = control.peers;
   if (peers == nullptr || peers->lead()) frontier.push(root_node(problem, options, deadline));

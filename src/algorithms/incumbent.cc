@@ -82,10 +82,12 @@ void trade_points(const Problem& problem, const ExchangeSeat& seat, Incumbent& i
   if (x) incumbent.offer(evaluate_point(problem, *x));
 }
 
-void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent) {
+void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent,
+                          const Deadline& deadline) {
   incumbent.offer(evaluate_point(problem, problem.interior_point));
   DomainSampler sampler(problem.domain, problem.interior_point, options.seed, options.sampling.hit_and_run_thinning);
-  for (int i = 0; i < samples; ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
+  // A pass through a wide convolutional layer takes tens of milliseconds: the samples stop at the deadline.
+  for (int i = 0; i < samples && !deadline.expired(); ++i) incumbent.offer(evaluate_point(problem, sampler.next()));
 }
 
 }  // namespace reluopt

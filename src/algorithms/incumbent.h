@@ -61,8 +61,9 @@ void trade_points(const Problem& problem, const ExchangeSeat& seat, Incumbent& i
 // The points are of the whole P and are evaluated by a forward pass as they are.
 void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent);
 
-// Offers the interior point and `samples` uniform samples of P (from options.seed and the sampling options'
-// thinning) to the incumbent: points for the price of forward passes.
-void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent);
+// Offers the interior point and, until the deadline, `samples` uniform samples of P (from options.seed and the
+// sampling options' thinning) to the incumbent: points for the price of forward passes.
+void offer_forward_passes(const Problem& problem, const SolveOptions& options, int samples, Incumbent& incumbent,
+                          const Deadline& deadline);
 
 }  // namespace reluopt

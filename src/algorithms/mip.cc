@@ -97,7 +97,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   result.warm_started = incumbent.best().has_value();
   // Without a point CBC may end with none (deep networks); a few forward passes give it one, even when the
   // time is already up, so the MIP methods never end without a point.
-  if (!result.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent);
+  if (!result.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent, deadline);
 
   // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
   // left: neurons the LPs do not reach keep their (valid) interval bounds.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <unordered_set>
@@ -98,9 +99,10 @@ void walk(const WalkContext& context, const Eigen::VectorXd& x, DenseFirstLp& lp
   while (!deadline.expired()) {
     const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(from.x), context.concave);
     if (!shared.first_visit(pattern.hash())) return;
-    const LinearModel model =
-        pattern_lp(problem.network, problem.domain, problem.objective, pattern, &problem.interval, context.concave);
-    const LpSolution solution = lp.solve(model, deadline.remaining());
+    const std::optional<LinearModel> model = pattern_lp_within(problem.network, problem.domain, problem.objective,
+                                                               pattern, &problem.interval, context.concave, deadline);
+    if (!model) return;  // the deadline expired while the region was composed
+    const LpSolution solution = lp.solve(*model, deadline.remaining());
     shared.lps.fetch_add(1, std::memory_order_relaxed);
     if (solution.status != LpStatus::kOptimal) return;
     EvaluatedPoint optimum =

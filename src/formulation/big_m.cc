@@ -43,24 +43,22 @@ void add_inputs(MipFormulation& f, const Domain& domain) {
 }
 
 // The row y - w^T x_k of neuron j of layer k (its right-hand sides are up to the caller): index and value.
-std::pair<std::vector<int>, std::vector<double>> y_minus_h_row(const MipFormulation& f, const DenseLayer& layer,
+std::pair<std::vector<int>, std::vector<double>> y_minus_h_row(const MipFormulation& f, const LayerRows& layer,
                                                               int k, int j, int y) {
   const std::vector<int>& inputs = layer_inputs(f, k);
   std::pair<std::vector<int>, std::vector<double>> row{{y}, {1.0}};
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    // A convolution's dense layer is mostly zeros (48 of 3072 weights per neuron on CIFAR): rows keep the
-    // nonzeros only, which keeps the formulation and its LPs the size of the convolution.
-    const double w = layer.weights(j, static_cast<Eigen::Index>(i));
-    if (w == 0.0) continue;
-    row.first.push_back(inputs[i]);
-    row.second.push_back(-w);
+  // A convolution's dense layer is mostly zeros (48 of 3072 weights per neuron on CIFAR): rows keep the
+  // nonzeros only, which keeps the formulation and its LPs the size of the convolution.
+  for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator w(layer.rows, j); w; ++w) {
+    row.first.push_back(inputs[static_cast<std::size_t>(w.col())]);
+    row.second.push_back(-w.value());
   }
   return row;
 }
 
 // Adds x_{k+1,j} with bounds [max(l,0), max(u,0)] and, for stable neurons, the row that fixes it to h.
 // Returns the column; `stable` tells whether the caller must still model the ReLU.
-int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j, double l, double u,
+int add_post_activation(MipFormulation& f, const LayerRows& layer, int k, int j, double l, double u,
                         bool& stable) {
   const std::string name = "x" + std::to_string(k + 2) + "_" + std::to_string(j);
   const int col = f.model.add_column(std::max(l, 0.0), std::max(u, 0.0), 0.0, false, name);
@@ -68,15 +66,15 @@ int add_post_activation(MipFormulation& f, const DenseLayer& layer, int k, int j
   if (stable && l >= 0.0) {
     // Always active: x_{k+1,j} - w^T x_k = b.
     const auto [index, value] = y_minus_h_row(f, layer, k, j, col);
-    f.model.add_row(index, value, layer.bias[j], layer.bias[j], "active_" + name);
+    f.model.add_row(index, value, layer.layer.bias[j], layer.layer.bias[j], "active_" + name);
   }
   return col;
 }
 
 // y - w^T x_k >= b: with y >= 0 from its column bound, the epigraph of max(h, 0).
-void add_above_h_row(MipFormulation& f, const DenseLayer& layer, int k, int j, int y) {
+void add_above_h_row(MipFormulation& f, const LayerRows& layer, int k, int j, int y) {
   const auto [index, value] = y_minus_h_row(f, layer, k, j, y);
-  f.model.add_row(index, value, layer.bias[j], kInfinity, "above_h" + std::to_string(k + 2) + "_" + std::to_string(j));
+  f.model.add_row(index, value, layer.layer.bias[j], kInfinity, "above_h" + std::to_string(k + 2) + "_" + std::to_string(j));
 }
 
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
@@ -88,7 +86,7 @@ MipFormulation formulate_network(const Network& network, const Domain& domain, c
   f.bounds = bounds;
   add_inputs(f, domain);
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
-    const DenseLayer& layer = network.hidden_layer(k);
+    const LayerRows layer(network.hidden_layer(k));
     f.post_activation.emplace_back();
     f.binary.emplace_back();
     for (int j = 0; j < network.hidden_width(k); ++j) {
@@ -112,14 +110,14 @@ MipFormulation formulate_network(const Network& network, const Domain& domain, c
 
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave) {
-  const auto big_m_relu = [&bounds](MipFormulation& f, const DenseLayer& layer, int k, int j, int y) {
+  const auto big_m_relu = [&bounds](MipFormulation& f, const LayerRows& layer, int k, int j, int y) {
     const double l = bounds.lower[k][j], u = bounds.upper[k][j];
     const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
     const int z = f.model.add_column(0.0, 1.0, 0.0, true, "z" + tag);
     add_above_h_row(f, layer, k, j, y);                                     // y - w^T x >= b
     f.model.add_row({y, z}, {1.0, -u}, -kInfinity, 0.0, "below_uz" + tag);  // y - u z <= 0
     auto [index, value] = y_minus_h_row(f, layer, k, j, y);
-    const double b = layer.bias[j];
+    const double b = layer.layer.bias[j];
     index.push_back(z);
     value.push_back(-l);
     f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l

@@ -68,11 +68,10 @@ double loosen(double v) { return v + kSlack * (1.0 + std::abs(v)); }
 void interval_layer(const Network& network, const Domain& domain, int k, NeuronBounds& bounds) {
   const Eigen::VectorXd lo = k == 0 ? domain.lower : Eigen::VectorXd(bounds.lower[k - 1].cwiseMax(0.0));
   const Eigen::VectorXd hi = k == 0 ? domain.upper : Eigen::VectorXd(bounds.upper[k - 1].cwiseMax(0.0));
-  const DenseLayer& layer = network.hidden_layer(k);
-  const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0);
-  const Eigen::MatrixXd negative = layer.weights.cwiseMin(0.0);
-  bounds.lower.push_back(positive * lo + negative * hi + layer.bias);
-  bounds.upper.push_back(positive * hi + negative * lo + layer.bias);
+  Eigen::VectorXd l, u;
+  interval_layer_bounds(network.hidden_layer(k), lo, hi, l, u);
+  bounds.lower.push_back(std::move(l));
+  bounds.upper.push_back(std::move(u));
 }
 
 // R_k with a zero objective, and the column of each input of layer k (-1 for an input fixed at 0).
@@ -213,13 +212,17 @@ NeuronBounds compute_bounds(const Network& network, const Domain& domain, const 
   if (options.method == BoundMethod::kInterval) return interval_bounds(network, domain);
   if (options.method == BoundMethod::kSymbolic) return symbolic_bounds(network, domain.lower, domain.upper, &deadline);
   const bool progressive = options.method == BoundMethod::kProgressive;
-  const NeuronBounds symbolic = progressive ? symbolic_bounds(network, domain.lower, domain.upper, &deadline) : NeuronBounds{};
+  // Symbolic bounds tighten layers after the first only (layer 0's are the interval bounds), and a pass over a
+  // wide first layer takes a second: none when there is no later layer or no time left.
+  const bool symbolic_pass = progressive && network.num_hidden_layers() > 1 && !deadline.expired();
+  const NeuronBounds symbolic =
+      symbolic_pass ? symbolic_bounds(network, domain.lower, domain.upper, &deadline) : NeuronBounds{};
   const int threads =
       options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   NeuronBounds bounds;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     interval_layer(network, domain, k, bounds);
-    if (progressive) {
+    if (symbolic_pass) {
       // Fewer neurons left unstable for the LPs; both bounds are valid over P.
       bounds.lower[k] = bounds.lower[k].cwiseMax(symbolic.lower[k]);
       bounds.upper[k] = bounds.upper[k].cwiseMin(symbolic.upper[k]);

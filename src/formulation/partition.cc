@@ -122,8 +122,9 @@ MipFormulation partition_formulation(const Network& network, const Domain& domai
                                      const NeuronBounds& bounds, int partitions, bool relax_concave) {
   if (partitions < 1)
     throw Error("partition formulation: the number of partitions must be >= 1, got " + std::to_string(partitions));
-  const auto partitioned_relu = [partitions, &bounds](MipFormulation& f, const DenseLayer& layer, int k, int j,
+  const auto partitioned_relu = [partitions, &bounds](MipFormulation& f, const LayerRows& rows, int k, int j,
                                                       int y) {
+    const DenseLayer& layer = rows.layer;
     return add_partitioned_relu(f, layer, k, j, y, equal_size_split(layer.weights.row(j).transpose(), partitions),
                                 bounds.lower[k][j], bounds.upper[k][j]);
   };

@@ -145,18 +145,18 @@ bool is_diagonal(const Value& v) {
 // Called before the sparse matrix of `taps` entries that gives a result of `shape` is built.
 void check_sparse_memory(const NodeContext& ctx, const Value& x, const Shape& shape, std::int64_t taps) {
   if (num_elements(shape) < 0 || taps < 0) ctx.fail("result " + shape_string(shape) + " is too large");
-  ctx.check_memory(shape, x.rows.cols());
+  ctx.check_memory(shape, x.columns());
   ctx.check_memory({taps}, 2);  // a triplet is about two doubles
 }
 
 // out.rows = a * x.rows, plus `bias` on the offsets.
 Value apply_sparse(const Value& x, Index rows, const Triplets& triplets, const Eigen::VectorXd& bias,
                    Shape shape) {
-  SparseRows a(rows, x.rows.rows());
+  SparseRows a(rows, num_elements(x.shape));
   a.setFromTriplets(triplets.begin(), triplets.end());
   Value out = like(x, std::move(shape));
-  if (is_diagonal(x)) {  // a's columns scaled: no product with a dense n x n block of zeros
-    const SparseRows scaled = a * x.rows.diagonal().asDiagonal();
+  if (x.identity || is_diagonal(x)) {  // a's columns scaled: no product with a dense n x n block of zeros
+    const SparseRows scaled = x.identity ? a : SparseRows(a * x.rows.diagonal().asDiagonal());
     out.rows.setZero();
     out.rows.leftCols(a.cols()) = scaled;
     out.rows.col(out.rows.cols() - 1) = a * x.offset();

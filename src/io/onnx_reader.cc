@@ -22,9 +22,11 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <list>
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -85,7 +87,7 @@ std::string memory_problem(const Shape& shape, Index columns, const ReadLimits& 
 // An uninitialized value of the given shape with the same kind (constant or affine in the same x) as v.
 Value like(const Value& v, Shape shape) {
   Value out;
-  out.rows.resize(num_elements(shape), v.rows.cols());
+  out.rows.resize(num_elements(shape), v.columns());
   out.shape = std::move(shape);
   out.constant = v.constant;
   out.stage = v.stage;
@@ -94,13 +96,22 @@ Value like(const Value& v, Shape shape) {
 
 // x itself, for a layer input of the given shape.
 Value make_identity(Shape shape, std::size_t stage) {
-  const Index n = num_elements(shape);
   Value v;
   v.shape = std::move(shape);
-  v.rows = Eigen::MatrixXd::Identity(n, n + 1);
+  v.identity = true;
   v.constant = false;
   v.stage = stage;
   return v;
+}
+
+Value dense_rows(const NodeContext& ctx, const Value& v) {
+  if (!v.identity) return v;
+  const Index n = num_elements(v.shape);
+  ctx.check_memory(v.shape, n + 1);
+  Value out = v;
+  out.identity = false;
+  out.rows = Eigen::MatrixXd::Identity(n, n + 1);
+  return out;
 }
 
 const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k) {
@@ -308,6 +319,7 @@ Value multiply(const NodeContext& ctx, const Value& a, const Value& b) {
 Value scalar(double x) { return make_constant({}, Eigen::VectorXd::Constant(1, x)); }
 
 Value transpose(const NodeContext& ctx, const Value& v, Shape perm) {
+  if (v.identity) return transpose(ctx, dense_rows(ctx, v), std::move(perm));
   const std::size_t rank = v.shape.size();
   if (perm.empty())
     for (std::size_t k = rank; k-- > 0;) perm.push_back(static_cast<std::int64_t>(k));
@@ -352,11 +364,17 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   if (q != q_b) ctx.fail("inconsistent shapes " + shape_string(a.shape) + " and " + shape_string(b.shape));
   if (num_elements({p, r}) < 0)
     ctx.fail("MatMul result [" + std::to_string(p) + "," + std::to_string(r) + "] is too large");
-  ctx.check_memory({p, r}, (a.constant ? b : a).rows.cols());
+  if (b.identity) return matmul(ctx, a, dense_rows(ctx, b));
+  ctx.check_memory({p, r}, (a.constant ? b : a).columns());
 
   Value out = like(a.constant ? b : a, {p * r});
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  if (b.constant) {
+  if (b.constant && a.identity) {  // x @ W: the rows of x's block i are the unit rows of its columns
+    const Eigen::VectorXd weights_data = b.offset();
+    const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
+    out.rows.setZero();
+    for (std::int64_t i = 0; i < p; ++i) out.rows.block(i * r, i * q, r, q) = weights.transpose();
+  } else if (b.constant) {
     const Eigen::VectorXd weights_data = b.offset();
     const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
     for (std::int64_t i = 0; i < p; ++i)
@@ -543,6 +561,14 @@ const std::unordered_map<std::string, Operator>& affine_operators() {
   return operators;
 }
 
+// The operators that take a Value::identity as it is; the others get its rows written out.
+bool takes_identity(const std::string& op_type) {
+  static const std::unordered_set<std::string> operators = {
+      "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Shape",
+      "Gemm", "MatMul", "Conv", "AveragePool", "GlobalAveragePool"};
+  return operators.count(op_type) > 0;
+}
+
 // Why a common operator that is not affine is refused, for the error message; "" for any other.
 std::string refusal_reason(const std::string& op_type) {
   static const std::unordered_map<std::string, std::string> reasons = {
@@ -640,11 +666,15 @@ class GraphReader {
                   "'" + (standard ? refusal_reason(node.op_type()) : ""));
     }
     Inputs inputs;
+    std::list<Value> written_out;  // identities written out for this node
     for (const std::string& name : node.input()) {
       const auto it = values_.find(name);
       if (!name.empty() && it == values_.end())
         ctx.fail("input '" + name + "' is not computed before it is used");
-      inputs.push_back(name.empty() ? nullptr : &it->second);
+      const Value* v = name.empty() ? nullptr : &it->second;
+      if (v != nullptr && v->identity && !relu && !takes_identity(node.op_type()))
+        v = &written_out.emplace_back(dense_rows(ctx, *v));
+      inputs.push_back(v);
     }
     if (node.output_size() == 0) ctx.fail("no output");
     Value result = relu ? end_layer(ctx, input(ctx, inputs, 0)) : op->second(ctx, inputs);
@@ -686,6 +716,7 @@ class GraphReader {
   }
 
   static DenseLayer dense_layer(const Value& v) {
+    if (v.identity) return DenseLayer{Eigen::MatrixXd::Identity(v.columns() - 1, v.columns() - 1), v.offset()};
     return DenseLayer{v.rows.leftCols(v.rows.cols() - 1), v.offset()};
   }
 

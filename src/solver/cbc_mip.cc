@@ -134,11 +134,16 @@ MipSolution solve_mip_cbc(const LinearModel& model, const Deadline& deadline, co
       SeparatorCutGenerator generator(*options.separator);
       cbc.addCutGenerator(&generator, options.cut_frequency, "reluopt cuts");
     }
-    if (options.start != nullptr) {
+    if (options.start != nullptr && !deadline.expired()) {
       // setBestSolution re-optimizes the continuous part and keeps the start as incumbent; its value is
-      // that of the minimized objective.
+      // that of the minimized objective. That LP runs on no clock of CBC's (seconds on the big-M model of a
+      // convolution): CLP gets the deadline and the stop request for it, and no limit after it, so that CBC alone
+      // decides what a stopped LP means.
+      ClpSimplex& clp = *dynamic_cast<OsiClpSolverInterface&>(*cbc.solver()).getModelPtr();
+      set_clp_limits(clp, deadline.stop_request(), deadline.remaining());
       const double start_value = constant - model.evaluate(*options.start);
       cbc.setBestSolution(options.start->data(), model.num_cols(), start_value, true);
+      set_clp_limits(clp, nullptr, kInfinity);
     }
     const bool ran = !deadline.expired();
     if (ran) cbc.branchAndBound();

@@ -2,15 +2,18 @@
 """End-to-end runs of `reluopt solve` on a small convolutional ONNX network (tests/fixtures/conv/conv_stride2:
 [1,1,8,8] -> Conv 3 maps 3x3 stride 2 -> Relu -> Flatten -> Gemm 2). Each reported point is re-checked by a
 numpy forward pass of the ONNX file (make_conv_fixtures.ref_conv, independent of the reader), the provers
-must agree on the optimum, and a refused model gives one line on stderr.
+must agree on the optimum, and a refused model gives one line on stderr. A wider convolution (9216 neurons) runs
+every method and verify to its time limit in 1.2 GB of address space.
 
 Usage: conv_cli_test.py RELUOPT_BINARY FIXTURES_DIR
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -19,7 +22,7 @@ from onnx import numpy_helper
 
 BINARY, FIXTURES = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "io"))
-from make_conv_fixtures import ref_conv  # noqa: E402
+from make_conv_fixtures import Net, ref_conv  # noqa: E402
 
 MODEL = os.path.join(FIXTURES, "conv", "conv_stride2.onnx")
 
@@ -70,6 +73,66 @@ class ConvSolve(unittest.TestCase):
         lines = proc.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, proc.stderr)
         self.assertIn("MaxPool", lines[0])
+
+
+class WideConvWithinLimits(unittest.TestCase):
+    """[1,1,24,24] -> Conv 16 maps 3x3 pad 1 -> Relu -> Flatten -> Gemm 3: a dense layer of 9216 x 576 (42 MB), whose
+    ReLU output the reader must not hold as a 9216 x 9217 identity (680 MB, copied again by Flatten and Gemm). Every
+    run gets 1.2 GB of address space and must report its result within its time limit plus a slack that covers a
+    loaded machine."""
+
+    LIMIT = 1.0
+    SLACK = 5.0
+    ADDRESS_SPACE = 1200 * 1000 * 1000
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.model = os.path.join(cls.tmp.name, "wide_conv.onnx")
+        onnx.save(Net([1, 1, 24, 24], 5).conv(16, (3, 3), pads=(1, 1, 1, 1)).relu().flatten().gemm(3).model(), cls.model)
+        cls.domain = os.path.join(cls.tmp.name, "box.json")
+        with open(cls.domain, "w") as f:
+            json.dump({"lower": [0.4] * 576, "upper": [0.6] * 576}, f)
+        cls.property = os.path.join(cls.tmp.name, "robust.vnnlib")
+        lines = [f"(declare-const X_{i} Real)" for i in range(576)] + [f"(declare-const Y_{j} Real)" for j in range(3)]
+        for i in range(576):
+            lines += [f"(assert (>= X_{i} 0.4))", f"(assert (<= X_{i} 0.6))"]
+        lines.append("(assert (or (and (<= Y_0 Y_1)) (and (<= Y_0 Y_2))))")
+        with open(cls.property, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def run_capped(self, args):
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (self.ADDRESS_SPACE, self.ADDRESS_SPACE))
+        env = dict(os.environ, MALLOC_ARENA_MAX="2")  # each malloc arena reserves 64 MB of address space
+        start = time.monotonic()
+        proc = subprocess.run([BINARY] + args, capture_output=True, text=True, preexec_fn=cap, env=env, timeout=120)
+        return proc, time.monotonic() - start
+
+    def test_every_method_reports_within_its_limit(self):
+        for method in ["enhanced", "sampling", "mip", "bab", "walk", "gradient"]:
+            with self.subTest(method=method):
+                out = os.path.join(self.tmp.name, method + ".json")
+                proc, wall = self.run_capped(["solve", self.model, "--domain", self.domain, "--method", method,
+                                              "--time-limit", str(self.LIMIT), "--threads", "2", "--quiet",
+                                              "--json", out])
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertLess(wall, self.LIMIT + self.SLACK, method)
+                with open(out) as f:
+                    result = json.load(f)
+                self.assertIn(result["status"], ("feasible", "optimal"), method)
+                self.assertEqual(len(result["x"]), 576)
+
+    def test_verify_reports_within_its_limit(self):
+        proc, wall = self.run_capped(["verify", self.model, self.property, "--time-limit", str(self.LIMIT),
+                                      "--threads", "2", "--quiet"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertLess(wall, self.LIMIT + self.SLACK)
+        self.assertIn(proc.stdout.splitlines()[0], ("sat", "unsat", "timeout", "unknown"))
 
 
 if __name__ == "__main__":
