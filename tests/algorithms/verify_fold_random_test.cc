@@ -98,6 +98,26 @@ bool inside(const Domain& box, const Eigen::VectorXd& x) {
   return x.size() == box.dim() && (x.array() >= box.lower.array()).all() && (x.array() <= box.upper.array()).all();
 }
 
+// Sound bounds on d^T y over the box (symbolic bounds, then intervals), without the round-off margins that
+// folding adds: constants at them sit on folding's decision boundaries.
+std::pair<double, double> sound_range(const Network& network, const Domain& box, const Eigen::VectorXd& d) {
+  Eigen::VectorXd lo = box.lower, hi = box.upper;
+  if (network.num_hidden_layers() > 0) {
+    const NeuronBounds bounds = symbolic_bounds(network, box.lower, box.upper);
+    lo = bounds.lower.back().cwiseMax(0.0);
+    hi = bounds.upper.back().cwiseMax(0.0);
+  }
+  Eigen::VectorXd ylo, yhi, reach;
+  interval_layer(network.output_layer(), lo, hi, ylo, yhi, reach);
+  double a = 0.0, b = 0.0;
+  for (Eigen::Index j = 0; j < d.size(); ++j) {
+    a += std::min(d[j] * ylo[j], d[j] * yhi[j]);
+    b += std::max(d[j] * ylo[j], d[j] * yhi[j]);
+  }
+  return {a, b};
+}
+
+
 // ---- Random properties ----
 
 class PropertyMaker {
@@ -174,25 +194,6 @@ class PropertyMaker {
     return d;
   }
 
-  // Sound bounds on d^T y over the box (symbolic bounds, then intervals), without the round-off margins that
-  // folding adds: constants at them sit on folding's decision boundaries.
-  std::pair<double, double> sound_range(const Domain& box, const Eigen::VectorXd& d) {
-    Eigen::VectorXd lo = box.lower, hi = box.upper;
-    if (network_.num_hidden_layers() > 0) {
-      const NeuronBounds bounds = symbolic_bounds(network_, box.lower, box.upper);
-      lo = bounds.lower.back().cwiseMax(0.0);
-      hi = bounds.upper.back().cwiseMax(0.0);
-    }
-    Eigen::VectorXd ylo, yhi, reach;
-    interval_layer(network_.output_layer(), lo, hi, ylo, yhi, reach);
-    double a = 0.0, b = 0.0;
-    for (Eigen::Index j = 0; j < d.size(); ++j) {
-      a += std::min(d[j] * ylo[j], d[j] * yhi[j]);
-      b += std::max(d[j] * ylo[j], d[j] * yhi[j]);
-    }
-    return {a, b};
-  }
-
   // A threshold t for d^T y <= t: binding, near the grid's extremes, near or beyond the sound bounds.
   double threshold(double grid_min, double grid_max, double sound_min, double sound_max) {
     const double offsets[] = {0.0, 1e-12, -1e-12, 1e-6, -1e-6, 5e-5, -5e-5, 2e-4, -2e-4, 1e-2, -1e-2};
@@ -233,7 +234,7 @@ class PropertyMaker {
         grid_min = std::min(grid_min, d.dot(y));
         grid_max = std::max(grid_max, d.dot(y));
       }
-      const auto [sound_min, sound_max] = sound_range(box, d);
+      const auto [sound_min, sound_max] = sound_range(network_, box, d);
       const int thresholds = std::uniform_int_distribution<int>(1, 3)(rng_);
       for (int t = 0; t < thresholds; ++t) {
         const bool is_scarce = coin(scarce_share_);
@@ -416,6 +417,35 @@ TEST(VerifyFoldRandom, AnswersAtTheDeadlineAreSound) {
   Tally tally;
   for (std::uint64_t seed = 101; seed <= 120; ++seed) check_random_property(seed, 1e-3, tally);
   for (std::uint64_t seed = 121; seed <= 130; ++seed) check_random_property(seed, 0.0, tally);
+}
+
+// 2000 disjuncts run in two groups; all but the last are beyond the grid's maximum of their direction, and the
+// last holds at the box's centre: the first group may well be proven unsat, the case never is.
+TEST(VerifyFoldRandom, ACounterexampleInTheLastGroupKeepsTheCaseFromUnsat) {
+  const Network network = testing::random_network(2, {4}, 3, 9);
+  const Domain box = Domain::unit_box(2);
+  const Grid points = grid(network, box, 101);
+  const Eigen::VectorXd centre = network.forward(Eigen::VectorXd::Constant(2, 0.5));
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  VnnlibCase property_case{box, {}};
+  for (int k = 0; k < 2000; ++k) {
+    Eigen::VectorXd a(3);
+    for (int j = 0; j < 3; ++j) a[j] = normal(rng);
+    double top = -kInf;
+    for (const Eigen::VectorXd& y : points.y) top = std::max(top, a.dot(y));
+    // a^T y >= t between the grid's maximum and the sound bound (which folding cannot decide), or
+    // a^T y >= a^T y_centre for the last.
+    const double at = k == 1999 ? a.dot(centre) : top + 0.5 * (sound_range(network, box, a).second - top);
+    property_case.unsafe.push_back({OutputConstraint{-a, at, false, k + 1}});
+  }
+  const VnnlibProperty property{2, 3, {property_case}};
+  const VerifyResult result = run_verify(network, property, 3.0);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_GE(result.cases[0].runs, 2u);
+  EXPECT_NE(result.status, VerifyStatus::kUnsat);
+  if (result.cases[0].bound) EXPECT_GE(*result.cases[0].bound, 0.0);
+  if (result.status == VerifyStatus::kSat) EXPECT_TRUE(violates(property_case, result.y));
 }
 
 }  // namespace
