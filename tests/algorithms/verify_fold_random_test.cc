@@ -117,7 +117,6 @@ std::pair<double, double> sound_range(const Network& network, const Domain& box,
   return {a, b};
 }
 
-
 // ---- Random properties ----
 
 class PropertyMaker {
@@ -287,10 +286,13 @@ void expect_fold_keeps_the_unsafe_set(const Network& network, const VnnlibCase& 
   for (std::size_t p = 0; p < points.y.size(); ++p) {
     const Eigen::VectorXd& y = points.y[p];
     if (closest(scaled_case, y) < 1e-9) continue;
-    ASSERT_EQ(violates(folded.folded, y), violates(property_case, y)) << what << " at x = " << points.x[p].transpose();
+    ASSERT_EQ(violates(folded.folded, y), violates(property_case, y))
+        << what << " at x = " << points.x[p].transpose();
     if (whole) continue;
     const double covered = std::max(folded.dropped_bound.value_or(-kInf), margin(folded.folded, y));
-    ASSERT_GE(covered, margin(scaled_case, y) - 1e-12) << what << " at x = " << points.x[p].transpose();
+    const double scaled_margin = margin(scaled_case, y);
+    ASSERT_GE(covered, scaled_margin - 1e-12 * (1.0 + std::abs(scaled_margin)))
+        << what << " at x = " << points.x[p].transpose();
   }
 }
 
@@ -334,7 +336,8 @@ void expect_sound(const Network& network, const VnnlibProperty& property, const 
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     const VerifyCaseReport& report = result.cases[k];
     if (!report.bound) continue;
-    // A case folded to {{}} (every point unsafe) has margin 0 everywhere.
+    // A case folded to {{}} (every point unsafe) has margin 0 everywhere (docs/VERIFY.md, Folding): its bound is
+    // >= 0, not >= the scaled margin of the constraints as written, which is positive there.
     const bool whole = report.disjuncts == 1 && report.constraints == 0;
     const double least = whole ? std::min(0.0, truth[k].grid_margin) : truth[k].grid_margin;
     EXPECT_GE(*report.bound, least - 1e-9) << what << ", case " << k;
@@ -430,8 +433,8 @@ TEST(VerifyFoldRandom, ACounterexampleInTheLastGroupKeepsTheCaseFromUnsat) {
   std::normal_distribution<double> normal;
   VnnlibCase property_case{box, {}};
   for (int k = 0; k < 2000; ++k) {
-    Eigen::VectorXd a(3);
-    for (int j = 0; j < 3; ++j) a[j] = normal(rng);
+    Eigen::VectorXd a(network.output_dim());
+    for (Eigen::Index j = 0; j < a.size(); ++j) a[j] = normal(rng);
     double top = -kInf;
     for (const Eigen::VectorXd& y : points.y) top = std::max(top, a.dot(y));
     // a^T y >= t between the grid's maximum and the sound bound (which folding cannot decide), or
@@ -444,8 +447,12 @@ TEST(VerifyFoldRandom, ACounterexampleInTheLastGroupKeepsTheCaseFromUnsat) {
   ASSERT_EQ(result.cases.size(), 1u);
   EXPECT_GE(result.cases[0].runs, 2u);
   EXPECT_NE(result.status, VerifyStatus::kUnsat);
-  if (result.cases[0].bound) EXPECT_GE(*result.cases[0].bound, 0.0);
-  if (result.status == VerifyStatus::kSat) EXPECT_TRUE(violates(property_case, result.y));
+  if (result.cases[0].bound) {
+    EXPECT_GE(*result.cases[0].bound, 0.0);
+  }
+  if (result.status == VerifyStatus::kSat) {
+    EXPECT_TRUE(violates(property_case, result.y));
+  }
 }
 
 }  // namespace
