@@ -76,7 +76,7 @@ def main():
                   flush=True)
     load = os.getloadavg()
     with open(args.out, "w") as f:
-        f.write("# Results left by runs under `timeout 2`\n\n")
+        f.write("# Results left by runs under `timeout --preserve-status 2`\n\n")
         f.write(f"`bench/timeout_runs.py --runs {args.runs} --binary {' '.join(args.binary)}`; machine load "
                 f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} (1, 5, 15 min) at the end, {os.cpu_count()} cores.\n\n")
         f.write("timeout sends SIGTERM to the process and then to its process group: two signals at once. A run "

@@ -446,7 +446,7 @@ class Cli(unittest.TestCase):
         self.assert_bad_input(["solve", self.model, "--method", "magic"], 2, "method")
 
     def test_zero_threads_means_all_cores(self):
-        result, _ = self.solve(self.model, "--samples", "50", "--threads", "0")
+        result, _ = self.solve(self.model, "--method", "sampling", "--samples", "50", "--threads", "0")
         self.assertEqual(result["threads"], min(os.cpu_count(), 50))
         result, _ = self.solve(self.model, "--method", "bab", "--threads", "0")
         self.assertEqual(result["threads"], os.cpu_count())

@@ -163,9 +163,9 @@ class Faults(unittest.TestCase):
                                 start_new_session=True)
         wait_for_handler(proc, signal.SIGTERM)
         time.sleep(0.3)  # into the run
-        proc.send_signal(signal.SIGTERM)
+        os.kill(proc.pid, signal.SIGTERM)  # not proc.send_signal, which may reap the process between the signals
         time.sleep(0.001)
-        proc.send_signal(signal.SIGTERM)
+        os.kill(proc.pid, signal.SIGTERM)
         os.killpg(proc.pid, signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, 0, stderr)
