@@ -1,6 +1,7 @@
 // Worker threads that a system short of threads or address space may refuse without ending the run.
 #include "core/worker_threads.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -51,15 +52,31 @@ struct WorkerThreads::Gate {
 
 namespace {
 
-// How many more thread stacks an address-space limit (setrlimit RLIMIT_AS, `ulimit -v`) leaves room for while
-// keeping half of what is left for the run's memory: a run whose stacks take all of it fails to allocate later.
+// Threads started here and not yet joined: their stacks are part of the address space in use.
+std::atomic<long> g_live_threads{0};
+
+// How many more thread stacks an address-space limit (setrlimit RLIMIT_AS, `ulimit -v`) leaves room for: the
+// stacks of all the runs' threads together get a quarter of what the rest of the process leaves, malloc's arenas
+// another quarter, and the rest is the runs' memory (stacks that took half of a 2 GB limit left a verify run's
+// allocations to fail).
+// glibc's malloc gives threads arenas of their own, each reserving 64 MB of address space (up to 8 per core):
+// under an address-space limit they alone can take all of it, and an allocation then fails. Once per process,
+// they get at most `bytes`.
+void limit_malloc_arenas(double bytes) {
+  static std::once_flag once;
+  std::call_once(once, [bytes] {
+    constexpr double kArenaBytes = 64 << 20;
+    mallopt(M_ARENA_MAX, static_cast<int>(std::clamp(bytes / kArenaBytes, 1.0, 8.0 * resolve_threads(0))));
+  });
+}
+
 int room_for_threads() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::numeric_limits<int>::max();
-  std::size_t stack = 8 << 20;
+  std::size_t stack_size = 8 << 20;
   pthread_attr_t defaults;
   if (pthread_getattr_default_np(&defaults) == 0) {
-    pthread_attr_getstacksize(&defaults, &stack);
+    pthread_attr_getstacksize(&defaults, &stack_size);
     pthread_attr_destroy(&defaults);
   }
   long pages = 0;
@@ -67,9 +84,13 @@ int room_for_threads() {
     if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
     std::fclose(statm);
   }
-  const double used = static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  const double left = static_cast<double>(limit.rlim_cur) - used;
-  return static_cast<int>(std::clamp(left / 2.0 / static_cast<double>(stack + 2 * sysconf(_SC_PAGESIZE)), 0.0, 1e6));
+  const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double stack = static_cast<double>(stack_size) + 2.0 * page;  // and its guard page
+  const double live = static_cast<double>(g_live_threads.load());
+  const double others = static_cast<double>(pages) * page - live * stack;
+  const double quarter = (static_cast<double>(limit.rlim_cur) - others) / 4.0;
+  limit_malloc_arenas(quarter);
+  return static_cast<int>(std::clamp(quarter / stack - live, 0.0, 1e6));
 }
 
 // Once per process: a run that starts fewer threads each time (bounds, layer by layer) says so once.
@@ -93,10 +114,12 @@ WorkerThreads::WorkerThreads(int wanted) : gate_(std::make_shared<Gate>()) {
   for (int t = 0; t < tried; ++t) {
     try {
       threads_.emplace_back([gate = gate_, t] { gate->wait_and_run(t); });
+      g_live_threads.fetch_add(1);
     } catch (const std::system_error& e) {
       const int kept = (t + 1) / 2;
       gate_->keep(kept);
       for (int u = kept; u < t; ++u) threads_[u].join();
+      g_live_threads.fetch_sub(t - kept);
       threads_.resize(kept);
       warn_fewer(t, wanted, kept, e.what());
       return;
@@ -110,8 +133,11 @@ void WorkerThreads::run(std::function<void(int)> work) { gate_->release(std::mov
 
 void WorkerThreads::join() {
   gate_->release(nullptr);
-  for (std::thread& thread : threads_)
-    if (thread.joinable()) thread.join();
+  for (std::thread& thread : threads_) {
+    if (!thread.joinable()) continue;
+    thread.join();
+    g_live_threads.fetch_sub(1);
+  }
 }
 
 void WorkerThreads::detach() {

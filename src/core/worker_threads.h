@@ -10,8 +10,9 @@ namespace reluopt {
 // The worker threads of a run, joined when it ends. Fewer threads than asked for do not end a run, which goes on
 // with those it has, and the first shortfall in the process says so in one line on stderr ("reluopt: warning:
 // started 37 of 100 threads: Resource temporarily unavailable; the run goes on with 19"):
-//  - under an address-space limit (`ulimit -v`, common on clusters) the thread stacks get at most half of the
-//    room left, the rest being the run's memory (stacks that take it all leave the run's allocations to fail);
+//  - under an address-space limit (`ulimit -v`, common on clusters) the stacks of all the threads started here
+//    get at most a quarter of what the rest of the process leaves, the rest being the runs' memory (stacks that
+//    take more leave the runs' allocations to fail);
 //  - a thread the system refuses (std::system_error: its thread limit, or no room for a stack) ends the starting,
 //    and half of those started end at once, their stacks left to the run's memory.
 //
