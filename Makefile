@@ -1,5 +1,5 @@
 # reluopt: two commands on a fresh Debian 12 machine.
-#   make demo        install what is missing, build (Release), solve the example network
+#   make demo        install what is missing, build the command line (Release), solve an example to a proven optimum
 #   make test        install what is missing, build, run every test through ctest, then the Python package's
 #                    pytest suite in .venv (make test-python)
 #   make python      the Python package (pip install into .venv, against the C++ build's library)
@@ -119,9 +119,12 @@ build-fuzz: fuzz-deps
 fuzz: build-fuzz
 	fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-demo: build
-	$(BUILD_DIR)/reluopt solve examples/xavier_10_50_50.onnx --domain examples/budget_domain.json \
-	  --samples 1000 --seed 1 --json $(BUILD_DIR)/demo_result.json
+# The command line alone (no test target), then the largest prediction of a trained regressor over [0,1]^4: the
+# default method searches, its prover closes the gap, and the summary shows the value with its proven bound.
+demo: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target reluopt_cli
+	$(BUILD_DIR)/reluopt solve bench/models/reg4.onnx --time-limit 10 --seed 1 --json $(BUILD_DIR)/demo_result.json
 	@echo "JSON result written to $(BUILD_DIR)/demo_result.json"
 
 bench: build

@@ -97,7 +97,12 @@ std::string result_json(const VerifyResult& result, const VerifyCommandOptions& 
     cases.push_back({{"best_margin", finite_or_null(report.best_margin)},
                      {"bound", report.bound ? finite_or_null(*report.bound) : nlohmann::json()},
                      {"decided", report.decided},
-                     {"seconds", report.seconds}});
+                     {"seconds", report.seconds},
+                     {"folded", {{"disjuncts_read", report.disjuncts_read},
+                                 {"constraints_read", report.constraints_read},
+                                 {"disjuncts", report.disjuncts},
+                                 {"constraints", report.constraints},
+                                 {"runs", report.runs}}}});
   nlohmann::json doc = {{"status", verify_status_name(result.status)},
                         {"model", options.model},
                         {"property", options.property},
@@ -114,9 +119,13 @@ std::string result_json(const VerifyResult& result, const VerifyCommandOptions& 
 void print_cases(const VerifyResult& result) {
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     const VerifyCaseReport& report = result.cases[k];
-    std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s\n", k,
+    // Folding (docs/VERIFY.md) is mentioned when it left out constraints or split the disjuncts.
+    const std::string folded = report.constraints == report.constraints_read && report.runs <= 1 ? "" :
+        " (folded: " + std::to_string(report.constraints) + " of " + std::to_string(report.constraints_read) +
+        " output constraints left, " + std::to_string(report.runs) + (report.runs == 1 ? " run)" : " runs)");
+    std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s%s\n", k,
                  std::isfinite(report.best_margin) ? number(report.best_margin).c_str() : "none",
-                 report.bound ? number(*report.bound).c_str() : "none", report.seconds);
+                 report.bound ? number(*report.bound).c_str() : "none", report.seconds, folded.c_str());
   }
   std::fprintf(stderr, "%s in %.3f s\n", verify_status_name(result.status).c_str(), result.seconds);
 }
@@ -152,12 +161,14 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
                         {{"--result-file", options.result_file}, {"--json", options.json_file}});
   const LoadedModel model = read_model(options.model);
   const VnnlibProperty property = read_vnnlib(options.property);
+  VerifyOptions verify_options = options.verify;
+  verify_options.property_file = options.property;
   RunControl control;
   control.stop = stop;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   control.time_limit = std::max(0.0, options.time_limit - elapsed);
   control.peers = peers;
-  VerifyResult result = verify(model.network, property, options.verify, control);
+  VerifyResult result = verify(model.network, property, verify_options, control);
   output_begins();
   if (peers != nullptr && !peers->lead()) return 0;
   result.seconds += elapsed;

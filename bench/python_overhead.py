@@ -1,6 +1,6 @@
 """What a run through the Python package costs beyond the command line, on the same network, in the same run.
 
-The network is examples/xavier_10_50_50.onnx with examples/budget_domain.json (the README's demo); each side runs
+The network is examples/xavier_10_50_50.onnx with examples/budget_domain.json; each side runs
 Algorithm 2 for --samples (1000) samples with the same seed and threads, --repeats times, alternating:
   cli     wall time of `reluopt solve ... --quiet --json F` (a process: start, reading the model, the run, writing)
   python  wall time of reluopt.solve(path, ...) in this interpreter (reading the model, the run, the result)

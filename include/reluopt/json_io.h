@@ -29,7 +29,7 @@ struct RunInfo {
   double load_seconds = 0.0;  // reading the model, domain and objective, before the run's own clock started
 };
 
-// The result as JSON (a contract other tools read; see README). Values are in the user's sense.
+// The result as JSON (a contract other tools read; docs/CLI.md lists its keys). Values are in the user's sense.
 std::string result_to_json(const SolveResult& result, const RunInfo& info);
 
 // X_i per sample as CSV: a header "sample,value", then one line per sample (index, value in the user's sense).

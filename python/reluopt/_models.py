@@ -59,6 +59,9 @@ def layers_from_torch(model: Any) -> Layers:
     """A torch.nn.Sequential of Linear, ReLU and Flatten (a leading Flatten only), read from its weights."""
     import torch.nn as nn
 
+    if any(p.is_meta for p in model.parameters()):
+        raise Error("the torch model's parameters are on the meta device (shapes without values): materialize "
+                    "them first, e.g. model.to_empty(device='cpu') and then load the weights")
     modules = list(model) if isinstance(model, nn.Sequential) else [model]
     layers: Layers = []
     relu_after = False  # the last affine map is followed by a ReLU

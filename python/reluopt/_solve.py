@@ -79,6 +79,24 @@ def _domain_spec(lower, upper, A, b) -> dict:
     return spec
 
 
+def _shown(value: Any) -> str:
+    """`value` as a message shows it: an array by its shape, anything else by a repr cut to 60 characters."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _finite(value: Any, what: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, (bool, np.bool_)) or not math.isfinite(number):
+        raise Error(f"{what} must be a finite number, not {_shown(value)}")
+    return number
+
+
 def _term(term: Any, where: str) -> tuple:
     """A term of a max-min objective: {"weights": [...], "constant": c} as in the objective JSON, or (w, c)."""
     if isinstance(term, dict):
@@ -89,10 +107,7 @@ def _term(term: Any, where: str) -> tuple:
         weights, constant = term, 0.0
     if weights is None:
         raise Error(f"{where} needs \"weights\"")
-    constant = float(constant)
-    if not math.isfinite(constant):
-        raise Error(f"\"constant\" of {where} must be a finite number, not {constant!r}")
-    return _array(weights, f"\"weights\" of {where}", 1), constant
+    return _array(weights, f"\"weights\" of {where}", 1), _finite(constant, f"\"constant\" of {where}")
 
 
 def _disjuncts(disjuncts: Any) -> list:
@@ -106,17 +121,43 @@ def _disjuncts(disjuncts: Any) -> list:
     return out
 
 
+_OBJECTIVE_KEYS = ("weights", "constant", "disjuncts", "sense")
+_OBJECTIVE_FORMS = ('an output index (an int), one weight per output (a 1-dimensional array), or a dict '
+                    '{"weights": [...], "constant": c} or {"disjuncts": [[term, ...], ...]}')
+
+
+def _weights(value: Any, what: str) -> np.ndarray:
+    """One weight per output: a 1-dimensional array of numbers, else an Error saying what `what` may be."""
+    try:
+        return _array(value, "weights", 1)
+    except Error:
+        raise Error(f"{what}, not {_shown(value)}") from None
+
+
+def _objective_dict(objective: dict) -> None:
+    unknown = [key for key in objective if key not in _OBJECTIVE_KEYS]
+    if unknown:
+        raise Error(f"the objective has unknown key{'s' if len(unknown) > 1 else ''} "
+                    f"{', '.join(repr(k) for k in unknown)} (known: {', '.join(map(repr, _OBJECTIVE_KEYS))})")
+    if "disjuncts" in objective and ("weights" in objective or "constant" in objective):
+        raise Error('the objective gives "disjuncts" together with "weights" or "constant": give one form')
+    if "disjuncts" not in objective and "weights" not in objective:
+        raise Error('the objective needs "weights" (one weight per output) or "disjuncts" (a max-min objective)')
+
+
 def _objective_spec(objective, constant: float, sense: str) -> dict:
     if isinstance(objective, dict):  # the objective JSON's form: {"weights", "constant"} or {"disjuncts"}
-        if "disjuncts" in objective and ("weights" in objective or "constant" in objective):
-            raise Error('the objective gives "disjuncts" together with "weights" or "constant": give one form')
+        _objective_dict(objective)
         sense = objective.get("sense", sense)
         if "disjuncts" not in objective:
-            return _objective_spec(objective.get("weights"), objective.get("constant", constant), sense)
+            constant = objective.get("constant", constant)
+            objective = _weights(objective["weights"], '"weights" of the objective must be one weight per output '
+                                                       "(a 1-dimensional array)")
     if sense not in _SENSES:
         raise Error(f'"sense" must be "max" or "min", not {sense!r}')
     sense = _SENSES[sense]
-    spec = {"index": None, "weights": None, "disjuncts": None, "constant": float(constant), "sense": sense}
+    spec = {"index": None, "weights": None, "disjuncts": None, "constant": _finite(constant, "constant"),
+            "sense": sense}
     if isinstance(objective, dict):
         if constant != 0.0:
             raise Error("constant applies to a linear objective: give each term of a max-min objective its own")
@@ -126,10 +167,8 @@ def _objective_spec(objective, constant: float, sense: str) -> dict:
         spec["index"] = int(objective)
         spec["description"] = f"{sense}imize output {int(objective)}"
     else:
-        spec["weights"] = _array(objective, "objective", 1)
+        spec["weights"] = _weights(objective, f"objective must be {_OBJECTIVE_FORMS}")
         spec["description"] = f"{sense}imize the weighted outputs given to reluopt.solve"
-    if not math.isfinite(spec["constant"]):
-        raise Error(f"constant must be a finite number, not {constant!r}")
     return spec
 
 

@@ -45,9 +45,19 @@ LoadedModel load_model(const py::object& model, const std::string& name) {
   return LoadedModel{Network(std::move(layers)), "layers", std::nullopt};
 }
 
+// Why a domain given without both lower and upper cannot be made: the library's domain is a box with finite
+// bounds, cut by the rows A x <= b, so neither rows alone nor one side of the box bound it.
+std::string missing_bounds(bool has_lower, bool has_upper) {
+  const std::string box = "the domain is the box lower <= x <= upper (finite bounds), cut by A x <= b when given";
+  if (has_lower) return "lower is given without upper: " + box;
+  if (has_upper) return "upper is given without lower: " + box;
+  return "A and b need lower and upper too: " + box;
+}
+
 // The domain from {"lower", "upper", "A", "b"} (each None or an array), or the command line's default.
 Domain make_domain(const py::dict& spec, const LoadedModel& model) {
-  if (spec["lower"].is_none() && spec["upper"].is_none() && spec["A"].is_none()) {
+  const bool has_lower = !spec["lower"].is_none(), has_upper = !spec["upper"].is_none();
+  if (!has_lower && !has_upper && spec["A"].is_none() && spec["b"].is_none()) {
     if (model.input_bounds) {
       Domain domain = *model.input_bounds;
       domain.description = "the NNet file's input bounds (default: no lower/upper given)";
@@ -57,7 +67,7 @@ Domain make_domain(const py::dict& spec, const LoadedModel& model) {
     domain.description += " (default: no lower/upper given)";
     return domain;
   }
-  if (spec["lower"].is_none() || spec["upper"].is_none()) throw Error("lower and upper go together: give both");
+  if (!has_lower || !has_upper) throw Error(missing_bounds(has_lower, has_upper));
   Domain domain = Domain::box(spec["lower"].cast<Eigen::VectorXd>(), spec["upper"].cast<Eigen::VectorXd>());
   if (!spec["A"].is_none() || !spec["b"].is_none()) {
     if (spec["A"].is_none() || spec["b"].is_none()) throw Error("A and b go together: give both");
@@ -94,11 +104,12 @@ Objective make_objective(const py::dict& spec, const Network& network) {
   if (!spec["weights"].is_none()) {
     objective.weights = spec["weights"].cast<Eigen::VectorXd>();
   } else {
-    const long index = spec["index"].cast<long>();
-    if (index < 0 || index >= network.output_dim())
-      throw Error("objective: output " + std::to_string(index) + " does not exist (the network has " +
+    // Compared as Python integers: an index beyond any C type is named as it was given.
+    const py::int_ index = spec["index"];
+    if (index < py::int_(0) || !(index < py::int_(network.output_dim())))
+      throw Error("objective: output " + py::str(index).cast<std::string>() + " does not exist (the network has " +
                   std::to_string(network.output_dim()) + " outputs)");
-    objective = Objective::output(network.output_dim(), static_cast<int>(index));
+    objective = Objective::output(network.output_dim(), index.cast<int>());
   }
   objective.constant = spec["constant"].cast<double>();
   objective.sense = sense;
@@ -112,8 +123,8 @@ py::dict solve_py(const py::object& model, const std::string& model_name, const 
   const auto start = std::chrono::steady_clock::now();
   SolveCall call;
   call.options.method = parse_method(settings["method"].cast<std::string>());
-  call.options.threads = settings["threads"].cast<int>();
-  call.options.seed = settings["seed"].cast<std::uint64_t>();
+  call.options.threads = integer_argument<int>("threads", settings["threads"]);
+  call.options.seed = integer_argument<std::uint64_t>("seed", settings["seed"]);
   call.options.sampling.record_values = settings["record_values"].cast<bool>();
   apply_options(options, call.options);
   validate_options(call.options, time_limit);
@@ -137,13 +148,13 @@ Family family_by_name(const std::string& name) {
 
 // The extreme-value report as JSON (evt_report_to_json), computed with the GIL released.
 std::string evt_py(const std::vector<double>& values, std::optional<double> eps, double delta, double confidence,
-                   std::uint64_t seed, int threads) {
+                   const py::object& seed, const py::object& threads) {
   EvtOptions options;
   options.eps = eps;
   options.delta = delta;
   options.confidence = confidence;
-  options.seed = seed;
-  options.threads = threads;
+  options.seed = integer_argument<std::uint64_t>("seed", seed);
+  options.threads = integer_argument<int>("threads", threads);
   py::gil_scoped_release release;
   return evt_report_to_json(analyse_extremes(values, options));
 }

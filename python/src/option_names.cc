@@ -19,16 +19,20 @@ using Setter = std::function<void(py::handle, SolveOptions&)>;
 // The value as T, or an Error naming the option: "option 'samples' takes an integer, not 1.5".
 template <typename T>
 T take(const std::string& name, py::handle value, const char* kind) {
-  const bool is_bool = py::isinstance<py::bool_>(value);
-  const bool ok = std::is_same_v<T, bool> ? is_bool
-                  : std::is_integral_v<T> ? py::isinstance<py::int_>(value) && !is_bool
-                  : std::is_floating_point_v<T> ? (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)) && !is_bool
-                                                : py::isinstance<py::str>(value);
-  if (!ok) throw Error("option '" + name + "' takes " + kind + ", not " + py::repr(value).cast<std::string>());
-  try {
-    return value.cast<T>();
-  } catch (const py::cast_error&) {
-    throw Error("option '" + name + "' takes " + kind + ", not " + py::repr(value).cast<std::string>());
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return integer_argument<T>("option '" + name + "'", value);
+  } else {
+    const bool is_bool = py::isinstance<py::bool_>(value);
+    const bool is_number = py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value);
+    const bool ok = std::is_same_v<T, bool>       ? is_bool
+                    : std::is_floating_point_v<T> ? is_number && !is_bool
+                                                  : py::isinstance<py::str>(value);
+    if (!ok) throw Error("option '" + name + "' takes " + kind + ", not " + py::repr(value).cast<std::string>());
+    try {
+      return value.cast<T>();
+    } catch (const py::cast_error&) {
+      throw Error("option '" + name + "' takes " + kind + ", not " + py::repr(value).cast<std::string>());
+    }
   }
 }
 

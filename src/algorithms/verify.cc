@@ -7,9 +7,14 @@
 #include <cmath>
 #include <future>
 #include <limits>
+#include <map>
+#include <utility>
 
+#include "bounds/symbolic_bounds.h"
+#include "core/max_min_network.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
+#include "reluopt/magnitude.h"
 #include "reluopt/peers.h"
 #include "reluopt/solve.h"
 
@@ -22,6 +27,8 @@ namespace {
 constexpr double kSatStopMargin = 1e-6;
 // Samples of a timed search: it runs until the time limit, a counterexample or a proof.
 constexpr long kTimedSamples = 1000000000;
+// The share of a case's time that symbolic bounds on its outputs may take when it is folded.
+constexpr double kBoundsShare = 0.1;
 
 bool inside(const Domain& box, const Eigen::VectorXd& x) {
   return x.size() == box.dim() && (x.array() >= box.lower.array()).all() && (x.array() <= box.upper.array()).all();
@@ -48,6 +55,148 @@ Eigen::VectorXd float_point(const Domain& box, const Eigen::VectorXd& x) {
   return inside(box, rounded) ? rounded : x;
 }
 
+// ---- Folding (fold_case) ----
+
+// Conjunctions of several constraints are compared pairwise (quadratic) only up to this many.
+constexpr std::size_t kMaxPairwise = 2000;
+
+using Conjunction = std::vector<OutputConstraint>;
+
+// c scaled by the power of two that brings its largest |weight| into [1, 2): the same constraint exactly. A
+// scaling that would lose a bit (to underflow or overflow) is not made.
+OutputConstraint normalized(const OutputConstraint& c) {
+  const double largest = c.weights.size() > 0 ? c.weights.cwiseAbs().maxCoeff() : 0.0;
+  if (largest == 0.0) return c;
+  const int e = std::ilogb(largest);
+  OutputConstraint n = c;
+  n.weights = c.weights.unaryExpr([e](double w) { return std::ldexp(w, -e); });
+  n.constant = std::ldexp(c.constant, -e);
+  const Eigen::VectorXd back = n.weights.unaryExpr([e](double w) { return std::ldexp(w, e); });
+  const bool exact = std::ldexp(n.constant, e) == c.constant && (back.array() == c.weights.array()).all();
+  return exact ? n : c;
+}
+
+// Directions ordered as their coefficient vectors, lexicographically.
+struct DirectionLess {
+  bool operator()(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const {
+    return std::lexicographical_compare(a.data(), a.data() + a.size(), b.data(), b.data() + b.size());
+  }
+};
+
+// For p and q of the same direction d: whether p (d^T y + e_p <= 0, or < 0) implies q.
+bool implies(const OutputConstraint& p, const OutputConstraint& q) {
+  return p.constant > q.constant || (p.constant == q.constant && (p.strict || !q.strict));
+}
+
+struct OutputRange {
+  Eigen::VectorXd lower, upper;
+};
+
+// Valid bounds on every output over the box: symbolic bounds on the hidden layers (interval ones past
+// `deadline`), then interval arithmetic through the output layer, each with its round-off margin.
+OutputRange output_range(const Network& network, const Domain& box, const Deadline* deadline) {
+  Eigen::VectorXd lo = box.lower, hi = box.upper;
+  const int hidden = network.num_hidden_layers();
+  if (hidden > 0) {
+    const NeuronBounds bounds = symbolic_bounds(network, box.lower, box.upper, deadline);
+    if (static_cast<int>(bounds.upper.size()) != hidden) {
+      const Eigen::Index m = network.output_dim();
+      return {Eigen::VectorXd::Constant(m, -kInfinity), Eigen::VectorXd::Constant(m, kInfinity)};
+    }
+    lo = bounds.lower.back().cwiseMax(0.0);
+    hi = bounds.upper.back().cwiseMax(0.0);
+  }
+  OutputRange range;
+  Eigen::VectorXd reach;
+  interval_layer(network.output_layer(), lo, hi, range.lower, range.upper, reach);
+  return range;
+}
+
+// Valid bounds on g(y) = c.weights^T y + c.constant over the output range.
+std::pair<double, double> constraint_range(const OutputConstraint& c, const OutputRange& y) {
+  const DenseLayer row{c.weights.transpose(), Eigen::VectorXd::Constant(1, c.constant)};
+  Eigen::VectorXd lower, upper, reach;
+  interval_layer(row, y.lower, y.upper, lower, upper, reach);
+  return {lower[0], upper[0]};
+}
+
+struct FoldedConjunction {
+  Conjunction constraints;      // normalized, one per direction, in DirectionLess order
+  std::optional<double> never;  // with a constraint that never holds: a bound on the conjunction's margin
+};
+
+// The constraints of a conjunction that can fail on the box, each the tightest of its direction.
+FoldedConjunction fold_conjunction(const Conjunction& conjunction, const OutputRange& y) {
+  std::map<Eigen::VectorXd, OutputConstraint, DirectionLess> tightest;
+  FoldedConjunction out;
+  for (const OutputConstraint& original : conjunction) {
+    OutputConstraint c = normalized(original);
+    const auto [lower, upper] = constraint_range(c, y);
+    if (c.strict ? upper < 0.0 : upper <= 0.0) continue;
+    // The conjunction's margin min_l (-g_l) is at most -lower.
+    if (lower > kUnsatMargin) out.never = std::min(out.never.value_or(kInfinity), -lower);
+    if (out.never) continue;
+    const auto [it, added] = tightest.try_emplace(c.weights, c);
+    if (!added && implies(c, it->second)) it->second = std::move(c);
+  }
+  if (!out.never)
+    for (auto& entry : tightest) out.constraints.push_back(std::move(entry.second));
+  return out;
+}
+
+// Whether every constraint of b is implied by a constraint of a of the same direction, so that a's unsafe set
+// lies in b's (both in DirectionLess order, one constraint per direction).
+bool contains(const Conjunction& a, const Conjunction& b) {
+  const DirectionLess less;
+  auto p = a.begin();
+  for (const OutputConstraint& q : b) {
+    while (p != a.end() && less(p->weights, q.weights)) ++p;
+    if (p == a.end() || less(q.weights, p->weights) || !implies(*p, q)) return false;
+  }
+  return true;
+}
+
+// The conjunctions that no other one's unsafe set contains; of several with the same set, the first. A
+// conjunction of one constraint is compared through a map of the loosest one of each direction, larger ones
+// pairwise up to kMaxPairwise of them.
+std::vector<Conjunction> drop_implied(std::vector<Conjunction> kept) {
+  std::map<Eigen::VectorXd, std::size_t, DirectionLess> loosest;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i].size() != 1) continue;
+    const auto [it, added] = loosest.try_emplace(kept[i][0].weights, i);
+    const OutputConstraint& held = kept[it->second][0];
+    if (!added && implies(held, kept[i][0]) && !implies(kept[i][0], held)) it->second = i;
+  }
+  std::vector<bool> dropped(kept.size(), false);
+  std::vector<std::size_t> larger;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i].size() == 1) {
+      dropped[i] = loosest.at(kept[i][0].weights) != i;
+      continue;
+    }
+    for (const OutputConstraint& c : kept[i]) {
+      const auto it = loosest.find(c.weights);
+      if (it != loosest.end() && implies(c, kept[it->second][0])) dropped[i] = true;
+    }
+    if (!dropped[i]) larger.push_back(i);
+  }
+  // Containment with ties broken by position is a strict order: its maximal conjunctions are never dropped,
+  // and each dropped one lies in one of them.
+  if (larger.size() <= kMaxPairwise)
+    for (const std::size_t a : larger)
+      for (const std::size_t b : larger)
+        if (a != b && !dropped[b] && contains(kept[a], kept[b]) && (b < a || !contains(kept[b], kept[a]))) {
+          dropped[a] = true;
+          break;
+        }
+  std::vector<Conjunction> out;
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    if (!dropped[i]) out.push_back(std::move(kept[i]));
+  return out;
+}
+
+// ---- Deciding ----
+
 struct CaseRun {
   SolveResult search;
   SolveResult prover;
@@ -68,11 +217,10 @@ RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atom
   return control;
 }
 
-// Over several processes (`peers`), the search and the prover of case k each run over all of them, on channels
+// Over several processes (`peers`), the search and the prover of run k each run over all of them, on channels
 // 2k + 1 and 2k + 2.
-CaseRun run_case(const Network& network, const VnnlibCase& property_case, const Objective& margin,
-                 const VerifyOptions& options, double seconds, const std::atomic<bool>* outer, Peers* peers,
-                 int k) {
+CaseRun run_case(const detail::MaxMinNetwork& compiled, const Domain& box, const VerifyOptions& options,
+                 double seconds, const std::atomic<bool>* outer, Peers* peers, int k) {
   const int threads = resolve_threads(options.threads);
   SolveOptions search;
   search.method = Method::kEnhanced;
@@ -97,7 +245,7 @@ CaseRun run_case(const Network& network, const VnnlibCase& property_case, const 
   WorkerThreads beside(1);
   beside.run([&](int) {
     try {
-      search_result.set_value(solve(network, property_case.box, margin, search, search_control));
+      search_result.set_value(solve(compiled.network, box, compiled.objective, search, search_control));
     } catch (...) {
       search_result.set_exception(std::current_exception());
     }
@@ -105,7 +253,7 @@ CaseRun run_case(const Network& network, const VnnlibCase& property_case, const 
   if (beside.started() == 0) search_result.set_value(SolveResult{});
   CaseRun run;
   try {
-    run.prover = solve(network, property_case.box, margin, prover, prover_control);
+    run.prover = solve(compiled.network, box, compiled.objective, prover, prover_control);
   } catch (...) {
     stop.store(true);
     searched.wait();
@@ -142,6 +290,145 @@ void check_property(const Network& network, const VnnlibProperty& property) {
                 " (dimension mismatch)");
 }
 
+std::size_t count_constraints(const std::vector<Conjunction>& disjuncts) {
+  std::size_t count = 0;
+  for (const Conjunction& conjunction : disjuncts) count += conjunction.size();
+  return count;
+}
+
+// The bytes of the max-min layers that disjuncts [begin, end) compile to (none for a linear objective).
+double compiled_bytes(const Network& network, const std::vector<Conjunction>& disjuncts, std::size_t begin,
+                      std::size_t end) {
+  std::vector<std::size_t> terms;
+  for (std::size_t i = begin; i < end; ++i) terms.push_back(std::max<std::size_t>(1, disjuncts[i].size()));
+  if (terms.size() == 1 && terms[0] == 1) return 0.0;
+  return detail::max_min_bytes(network.output_layer().weights.cols(), terms);
+}
+
+int first_line(const Conjunction& conjunction) {
+  int line = conjunction.front().line;
+  for (const OutputConstraint& c : conjunction) line = std::min(line, c.line);
+  return line;
+}
+
+std::string megabytes(double bytes) {
+  return std::to_string(static_cast<long long>(std::ceil(bytes / 1e6))) + " MB";
+}
+
+// The folded case's disjuncts in runs of consecutive ones, each as many as fit kMaxMinBudgetBytes (found by
+// doubling, then bisection). A conjunction that does not fit alone is refused.
+std::vector<VnnlibCase> split_runs(const Network& network, VnnlibCase folded, const std::string& source,
+                                   std::size_t k) {
+  std::vector<Conjunction>& d = folded.unsafe;
+  const auto fits = [&](std::size_t begin, std::size_t count) {
+    return compiled_bytes(network, d, begin, begin + count) <= kMaxMinBudgetBytes;
+  };
+  std::vector<VnnlibCase> runs;
+  for (std::size_t begin = 0; begin < d.size();) {
+    if (!fits(begin, 1))
+      throw Error(source + " line " + std::to_string(first_line(d[begin])) + ": box " + std::to_string(k) +
+                  " has a conjunction of " + std::to_string(d[begin].size()) +
+                  " output constraints left after folding, whose max-min layers would take " +
+                  megabytes(compiled_bytes(network, d, begin, begin + 1)) + ", above the " +
+                  megabytes(kMaxMinBudgetBytes) + " a run of verify may compile (docs/VERIFY.md)");
+    const std::size_t left = d.size() - begin;
+    std::size_t good = 1, bad = left + 1;  // `good` disjuncts fit, `bad` do not (or are more than are left)
+    while (good < left) {
+      const std::size_t next = std::min(left, 2 * good);
+      if (!fits(begin, next)) {
+        bad = next;
+        break;
+      }
+      good = next;
+    }
+    while (bad - good > 1) {
+      const std::size_t middle = good + (bad - good) / 2;
+      (fits(begin, middle) ? good : bad) = middle;
+    }
+    VnnlibCase run{folded.box, {}};
+    for (std::size_t i = begin; i < begin + good; ++i) run.unsafe.push_back(std::move(d[i]));
+    runs.push_back(std::move(run));
+    begin += good;
+  }
+  return runs;
+}
+
+// A constraint left after folding binds on the box; its numbers (normalized) go into LPs, which cannot use
+// numbers beyond kMaxMagnitude (docs/NUMERICS.md).
+void check_magnitudes(const VnnlibCase& folded, const std::string& source, std::size_t k) {
+  for (const Conjunction& conjunction : folded.unsafe)
+    for (const OutputConstraint& c : conjunction) {
+      const double largest = std::max(std::abs(c.constant), c.weights.cwiseAbs().maxCoeff());
+      if (largest <= kMaxMagnitude) continue;
+      const bool constant = std::abs(c.constant) == largest;
+      throw Error(source + " line " + std::to_string(c.line) + ": a constraint on the outputs of box " +
+                  std::to_string(k) + " has " + (constant ? "the constant " : "a coefficient ") +
+                  magnitude_text(largest) +
+                  (constant ? " (relative to its largest coefficient)" : "") + ", beyond " +
+                  magnitude_text(kMaxMagnitude) +
+                  ", and the outputs' bounds over the box do not decide it: no double-precision LP can use it "
+                  "(docs/NUMERICS.md)");
+    }
+}
+
+// One case ready to run: its counts, and its folded disjuncts in runs.
+struct CasePlan {
+  VerifyCaseReport counts;
+  std::vector<VnnlibCase> runs;
+  std::optional<double> dropped_bound;
+  bool complete = true;
+};
+
+CasePlan plan_case(const Network& network, const VnnlibCase& property_case, const Deadline& deadline,
+                   double bounds_seconds, const std::string& source, std::size_t k) {
+  CasePlan plan;
+  plan.counts.disjuncts_read = property_case.unsafe.size();
+  plan.counts.constraints_read = count_constraints(property_case.unsafe);
+  FoldedCase fold = fold_case(network, property_case, &deadline, bounds_seconds);
+  plan.complete = fold.complete;
+  plan.dropped_bound = fold.dropped_bound;
+  if (!fold.complete) return plan;
+  plan.counts.disjuncts = fold.folded.unsafe.size();
+  plan.counts.constraints = count_constraints(fold.folded.unsafe);
+  check_magnitudes(fold.folded, source, k);
+  plan.runs = split_runs(network, std::move(fold.folded), source, k);
+  plan.counts.runs = plan.runs.size();
+  return plan;
+}
+
+// Runs the plan's runs in turn on case k, each with an equal share of the case's time left, channels
+// channel + r over several processes. The case's bound is the largest of the runs' bounds and the dropped
+// conjunctions' bound; none when some run has none.
+void run_plan(const Network& network, const VnnlibProperty& property, std::size_t k, const CasePlan& plan,
+              const VerifyOptions& options, const Deadline& case_clock, const RunControl& control,
+              std::size_t channel, VerifyCaseReport& report, VerifyResult& result) {
+  std::optional<double> bound = plan.dropped_bound;
+  bool bounded = true;
+  for (std::size_t r = 0; r < plan.runs.size(); ++r) {
+    if ((result.status == VerifyStatus::kSat && control.peers == nullptr) || case_clock.expired()) {
+      bounded = false;
+      break;
+    }
+    const VnnlibCase& group = plan.runs[r];
+    const Objective margin = margin_objective(group, property.num_outputs);
+    margin.validate(property.num_outputs);
+    // Compiled once for the search and the prover (within kMaxMinBudgetBytes).
+    const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
+    if (!compiled) {
+      bounded = false;
+      break;
+    }
+    const double seconds = std::max(0.0, case_clock.remaining() / static_cast<double>(plan.runs.size() - r));
+    const CaseRun run = run_case(*compiled, group.box, options, seconds, control.stop, control.peers,
+                                 static_cast<int>(channel + r));
+    take_point(network, property.cases[k], margin, run.search, report, result);
+    take_point(network, property.cases[k], margin, run.prover, report, result);
+    if (run.prover.bound) bound = std::max(bound.value_or(-kInfinity), *run.prover.bound);
+    bounded = bounded && run.prover.bound.has_value();
+  }
+  if (bounded) report.bound = bound;
+}
+
 }  // namespace
 
 std::string verify_status_name(VerifyStatus status) {
@@ -167,28 +454,68 @@ Objective margin_objective(const VnnlibCase& property_case, int num_outputs) {
   return objective;
 }
 
+FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, const Deadline* deadline,
+                     double bounds_seconds) {
+  FoldedCase out;
+  out.folded.box = property_case.box;
+  if (deadline && deadline->expired()) {
+    out.complete = false;
+    return out;
+  }
+  const Deadline bounds_deadline = deadline ? deadline->limited(bounds_seconds) : Deadline(bounds_seconds, nullptr);
+  const OutputRange y = output_range(network, property_case.box, &bounds_deadline);
+  std::vector<Conjunction> kept;
+  for (const Conjunction& conjunction : property_case.unsafe) {
+    if (deadline && deadline->expired()) {
+      out.complete = false;
+      return out;
+    }
+    FoldedConjunction folded = fold_conjunction(conjunction, y);
+    if (folded.never) {
+      out.dropped_bound = std::max(out.dropped_bound.value_or(-kInfinity), *folded.never);
+    } else if (folded.constraints.empty()) {
+      // Its unsafe set is the whole box, which contains every other conjunction's.
+      out.folded.unsafe = {{}};
+      out.dropped_bound.reset();
+      return out;
+    } else {
+      kept.push_back(std::move(folded.constraints));
+    }
+  }
+  out.folded.unsafe = drop_implied(std::move(kept));
+  return out;
+}
+
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
                     const RunControl& control) {
   check_property(network, property);
   const Deadline deadline(control.time_limit, control.stop);
+  const std::string source =
+      options.property_file.empty() ? "the property" : "VNN-LIB file '" + options.property_file + "'";
+  const std::size_t n = property.cases.size();
+  // Every case is folded and split before any run, so that a property too big is refused before anything else.
+  // Over several processes the bounds are interval ones, which every process computes alike.
+  std::vector<CasePlan> plans;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double left = static_cast<double>(n - k);
+    const double bounds_seconds = control.peers ? 0.0 : kBoundsShare * deadline.remaining() / left;
+    plans.push_back(plan_case(network, property.cases[k], deadline, bounds_seconds, source, k));
+  }
   VerifyResult result;
   bool proven = true;
   bool limit_hit = false;  // some case ended undecided at its share of the time limit
+  std::size_t channel = 0;
   // Over several processes every one follows the lead's decide() after each case.
-  for (std::size_t k = 0; k < property.cases.size() && (result.status != VerifyStatus::kSat || control.peers); ++k) {
-    const VnnlibCase& property_case = property.cases[k];
-    const Objective margin = margin_objective(property_case, property.num_outputs);
-    const double share = deadline.remaining() / static_cast<double>(property.cases.size() - k);
-    const Deadline case_clock;
-    VerifyCaseReport report;
-    if (!deadline.expired()) {
-      const CaseRun run = run_case(network, property_case, margin, options, std::max(0.0, share), control.stop,
-                                   control.peers, static_cast<int>(k));
-      take_point(network, property_case, margin, run.search, report, result);
-      take_point(network, property_case, margin, run.prover, report, result);
-      report.bound = run.prover.bound;
-    }
-    limit_hit = limit_hit || (case_clock.elapsed() >= share && !deadline.interrupted());
+  for (std::size_t k = 0; k < n && (result.status != VerifyStatus::kSat || control.peers); ++k) {
+    const CasePlan& plan = plans[k];
+    const double share = deadline.remaining() / static_cast<double>(n - k);
+    const Deadline case_clock(std::max(0.0, share), control.stop);
+    VerifyCaseReport report = plan.counts;
+    // run_plan looks at the case's deadline before each run: a case that folding decided needs none.
+    if (plan.complete)
+      run_plan(network, property, k, plan, options, case_clock, control, channel, report, result);
+    channel += plan.runs.size();
+    limit_hit = limit_hit || ((case_clock.elapsed() >= share || !plan.complete) && !deadline.interrupted());
     if (report.bound && *report.bound < -kUnsatMargin) report.decided = true;
     proven = proven && report.bound && *report.bound < -kUnsatMargin;
     report.seconds = case_clock.elapsed();

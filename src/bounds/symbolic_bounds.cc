@@ -232,32 +232,6 @@ class BackSubstitution {
   std::vector<ReluLines> lines_;
 };
 
-// Interval bounds of a hidden layer from the ranges of its inputs, and abs_reach = |W| m + |b| (m bounding the
-// inputs' magnitudes), in one pass over W. Each bound is a sum of 2n + 1 terms (n inputs), off by at most
-// gamma_{2n+1} abs_reach: its round-off margin.
-void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
-                    Eigen::VectorXd& l, Eigen::VectorXd& u, Eigen::VectorXd& abs_reach) {
-  l = layer.bias;
-  u = layer.bias;
-  abs_reach = layer.bias.cwiseAbs();
-  const Eigen::Index rows = layer.weights.rows();
-  for (Eigen::Index j = 0; j < layer.weights.cols(); ++j) {
-    const double* w = layer.weights.col(j).data();
-    const double lo = in_lo[j], hi = in_hi[j], m = std::max(std::abs(lo), std::abs(hi));
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      const double positive = std::max(w[i], 0.0), negative = std::min(w[i], 0.0);
-      l[i] += positive * lo + negative * hi;
-      u[i] += positive * hi + negative * lo;
-      abs_reach[i] += std::abs(w[i]) * m;
-    }
-  }
-  const Eigen::VectorXd margin = gamma(2 * layer.weights.cols() + 1) * abs_reach;
-  for (Eigen::Index i = 0; i < l.size(); ++i) {
-    l[i] = -settle(-l[i], margin[i]);
-    u[i] = settle(u[i], margin[i]);
-  }
-}
-
 // Applies the splits of one layer to its bounds; false when a split contradicts them.
 bool apply_splits(const std::vector<Split>* splits, Eigen::VectorXd& l, Eigen::VectorXd& u) {
   if (!splits) return true;
@@ -360,6 +334,30 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
 }
 
 }  // namespace
+
+// Each bound is a sum of 2n + 1 terms (n inputs), off by at most gamma_{2n+1} abs_reach: its round-off margin.
+void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
+                    Eigen::VectorXd& l, Eigen::VectorXd& u, Eigen::VectorXd& abs_reach) {
+  l = layer.bias;
+  u = layer.bias;
+  abs_reach = layer.bias.cwiseAbs();
+  const Eigen::Index rows = layer.weights.rows();
+  for (Eigen::Index j = 0; j < layer.weights.cols(); ++j) {
+    const double* w = layer.weights.col(j).data();
+    const double lo = in_lo[j], hi = in_hi[j], m = std::max(std::abs(lo), std::abs(hi));
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const double positive = std::max(w[i], 0.0), negative = std::min(w[i], 0.0);
+      l[i] += positive * lo + negative * hi;
+      u[i] += positive * hi + negative * lo;
+      abs_reach[i] += std::abs(w[i]) * m;
+    }
+  }
+  const Eigen::VectorXd margin = gamma(2 * layer.weights.cols() + 1) * abs_reach;
+  for (Eigen::Index i = 0; i < l.size(); ++i) {
+    l[i] = -settle(-l[i], margin[i]);
+    u[i] = settle(u[i], margin[i]);
+  }
+}
 
 // The last hidden layer's neurons on which the objective c^T y is concave: c^T W_K e_j <= 0 (docs/MATH.md §10).
 std::vector<bool> concave_last_layer(const Network& network, const Eigen::VectorXd& output_weights) {

@@ -49,6 +49,11 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
                       const Eigen::VectorXd& output_weights, double constant, const SplitState& splits,
                       const NeuronBounds* prior, const Deadline* deadline = nullptr, bool objective_only = false);
 
+// Interval bounds l <= W x + b <= u of a layer from the ranges [in_lo, in_hi] of its inputs, with abs_reach =
+// |W| m + |b| (m bounding the inputs' magnitudes), in one pass over W; each bound carries its round-off margin.
+void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
+                    Eigen::VectorXd& l, Eigen::VectorXd& u, Eigen::VectorXd& abs_reach);
+
 // The vertex of the box [lo, hi] where lambda^T x is largest (x_i = hi_i where lambda_i >= 0, else lo_i).
 Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
 

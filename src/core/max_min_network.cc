@@ -82,9 +82,28 @@ bool reduced(const Groups& groups) {
   return true;
 }
 
+// The width of the layer reduce_once makes of groups of `sizes` values, which become the sizes after it.
+Eigen::Index reduce_sizes(std::vector<std::size_t>& sizes) {
+  Eigen::Index width = 0;
+  for (std::size_t& n : sizes) {
+    width += static_cast<Eigen::Index>(3 * (n / 2) + 2 * (n % 2));
+    n = (n + 1) / 2;
+  }
+  return width;
+}
+
+bool reduced(const std::vector<std::size_t>& sizes) {
+  return std::all_of(sizes.begin(), sizes.end(), [](std::size_t n) { return n <= 1; });
+}
+
 }  // namespace
 
 MaxMinNetwork compile_max_min(const Network& network, const Objective& objective) {
+  return *compile_max_min(network, objective, Deadline());
+}
+
+std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
+                                             const Deadline& deadline) {
   const DenseLayer& out = network.output_layer();
   std::vector<DenseLayer> layers(network.layers().begin(), network.layers().end() - 1);
   Groups groups;
@@ -93,16 +112,42 @@ MaxMinNetwork compile_max_min(const Network& network, const Objective& objective
     for (const ObjectiveTerm& term : disjunct)
       groups.back().push_back({term.weights.transpose() * out.weights, term.weights.dot(out.bias) + term.constant});
   }
-  while (!reduced(groups)) groups = reduce_once(groups, Reduce::kMin, layers);
+  for (; !reduced(groups); groups = reduce_once(groups, Reduce::kMin, layers))
+    if (deadline.expired()) return std::nullopt;
   Groups disjuncts(1);
   for (std::vector<Expression>& values : groups) disjuncts[0].push_back(std::move(values[0]));
-  while (!reduced(disjuncts)) disjuncts = reduce_once(disjuncts, Reduce::kMax, layers);
+  for (; !reduced(disjuncts); disjuncts = reduce_once(disjuncts, Reduce::kMax, layers))
+    if (deadline.expired()) return std::nullopt;
   const Expression& top = disjuncts[0][0];
   layers.push_back(DenseLayer{top.weights, Eigen::VectorXd::Constant(1, top.constant)});
   Objective linear = Objective::output(1, 0);
   linear.sense = objective.sense;
   linear.description = objective.description;
   return MaxMinNetwork{Network(std::move(layers)), std::move(linear)};
+}
+
+double max_min_bytes(Eigen::Index width, const std::vector<std::size_t>& terms) {
+  constexpr double kDouble = sizeof(double);
+  double values = 0.0;
+  for (const std::size_t n : terms) values += static_cast<double>(n);
+  // The terms as expressions over the last hidden layer.
+  double bytes = kDouble * values * static_cast<double>(width);
+  double temporaries = 0.0;
+  const auto reduce = [&](std::vector<std::size_t>& sizes) {
+    const double before = static_cast<double>(width);
+    width = reduce_sizes(sizes);
+    const double layer = kDouble * static_cast<double>(width) * (before + 1.0);
+    values = 0.0;
+    for (const std::size_t n : sizes) values += static_cast<double>(n);
+    // The layer's rows before they are copied into it, and the values as expressions over the new layer.
+    temporaries = std::max(temporaries, layer + kDouble * values * static_cast<double>(width));
+    bytes += layer;
+  };
+  std::vector<std::size_t> sizes = terms;
+  while (!reduced(sizes)) reduce(sizes);
+  std::vector<std::size_t> disjuncts{terms.size()};
+  while (!reduced(disjuncts)) reduce(disjuncts);
+  return bytes + temporaries;
 }
 
 SolveResult map_max_min_result(SolveResult result, const Network& network, const Objective& objective) {

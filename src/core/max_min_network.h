@@ -1,8 +1,13 @@
 #pragma once
 
+#include <cstddef>
+#include <optional>
+#include <vector>
+
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 #include "reluopt/result.h"
+#include "reluopt/run_control.h"
 
 namespace reluopt::detail {
 
@@ -19,6 +24,16 @@ struct MaxMinNetwork {
 // disjuncts, with a value that only passes a layer written as relu(v) - relu(-v). Exact in real arithmetic.
 // `objective` must be valid for `network`.
 MaxMinNetwork compile_max_min(const Network& network, const Objective& objective);
+// The same, looking at `deadline` before each layer: nullopt once it has passed.
+std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
+                                             const Deadline& deadline);
+
+// The bytes compile_max_min takes for the max-min layers (their weights, and its largest temporaries) when the
+// network's last hidden layer has `width` neurons and disjunct k has terms[k] terms; computed from the counts
+// alone, so that a caller can refuse or split an objective before anything is allocated. The layers' widths
+// add up to about 1.5 times the terms, and each is dense over the one before: the bytes grow as the square of
+// the number of terms.
+double max_min_bytes(Eigen::Index width, const std::vector<std::size_t>& terms);
 
 // A result of the compiled network as a result of the original one: x unchanged, outputs from a forward pass
 // of `network` at x, the objective re-evaluated on them in double precision, the gap recomputed.

@@ -1,4 +1,4 @@
-// Reads the domain and objective JSON files (format in include/reluopt/json_io.h and the README).
+// Reads the domain and objective JSON files (format in include/reluopt/json_io.h and docs/FORMATS.md).
 #include <algorithm>
 #include <cctype>
 #include <cmath>

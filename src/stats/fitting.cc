@@ -39,7 +39,9 @@ void check_values(const std::vector<double>& values, std::size_t min_count) {
     throw Error("extreme-value analysis needs at least " + std::to_string(min_count) + " values, got " +
                 std::to_string(values.size()));
   for (std::size_t i = 0; i < values.size(); ++i)
-    if (!std::isfinite(values[i])) throw Error("value " + std::to_string(i) + " is not a finite number");
+    if (!std::isfinite(values[i]))
+      throw Error("value " + std::to_string(i) + " (counting from 0) is " + std::to_string(values[i]) +
+                  ", not a finite number");
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   if (!(*hi > *lo)) throw Error("all " + std::to_string(values.size()) + " values are equal: no distribution to fit");
 }

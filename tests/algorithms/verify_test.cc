@@ -2,6 +2,8 @@
 // the answers are known by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <sstream>
 
 #include "io/readers.h"
@@ -15,15 +17,19 @@ namespace {
 const std::string kHeader = "(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n";
 const std::string kUnitBox = "(assert (<= 0 X_0 1))\n(assert (<= 0 X_1 1))\n";
 
-VerifyResult run(const std::string& text, double time_limit = 20.0) {
-  std::istringstream in(kHeader + text);
-  const VnnlibProperty property = detail::read_vnnlib(in, "p.vnnlib");
+VerifyResult run_property(const Network& network, const VnnlibProperty& property, double time_limit = 20.0) {
   VerifyOptions options;
   options.threads = 2;
   options.seed = 3;
+  options.property_file = "p.vnnlib";
   RunControl control;
   control.time_limit = time_limit;
-  return verify(testing::tiny_network(), property, options, control);
+  return verify(network, property, options, control);
+}
+
+VerifyResult run(const std::string& text, double time_limit = 20.0) {
+  std::istringstream in(kHeader + text);
+  return run_property(testing::tiny_network(), detail::read_vnnlib(in, "p.vnnlib"), time_limit);
 }
 
 void expect_counterexample(const VerifyResult& result) {
@@ -91,6 +97,166 @@ TEST(Verify, PropertyOfAnotherShapeIsRefused) {
   std::istringstream in("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_0 1))\n");
   const VnnlibProperty property = detail::read_vnnlib(in, "p.vnnlib");
   EXPECT_THROW(verify(testing::tiny_network(), property, VerifyOptions{}), Error);
+}
+
+// ---- Folding (fold_case) ----
+
+// weights^T y + constant <= 0 on line `line`.
+OutputConstraint constraint(Eigen::VectorXd weights, double constant, int line = 1, bool strict = false) {
+  return OutputConstraint{std::move(weights), constant, strict, line};
+}
+
+// y >= value.
+OutputConstraint at_least(double value, int line = 1) {
+  return constraint(Eigen::VectorXd::Constant(1, -1.0), value, line);
+}
+
+VnnlibCase unit_case(std::vector<std::vector<OutputConstraint>> unsafe) {
+  return VnnlibCase{Domain::unit_box(2), std::move(unsafe)};
+}
+
+// 50,000 copies of one constraint compile to one: a max-min tree of them took 24 GB.
+TEST(VerifyFold, IdenticalConstraintsFoldToOne) {
+  const VnnlibCase big = unit_case({std::vector<OutputConstraint>(50000, at_least(2.4))});
+  const FoldedCase folded = fold_case(testing::tiny_network(), big);
+  ASSERT_EQ(folded.folded.unsafe.size(), 1u);
+  ASSERT_EQ(folded.folded.unsafe[0].size(), 1u);
+  EXPECT_EQ(folded.folded.unsafe[0][0].constant, 2.4);
+  const VerifyResult result = run_property(testing::tiny_network(), VnnlibProperty{2, 1, {big}});
+  expect_counterexample(result);
+  EXPECT_EQ(result.cases[0].constraints_read, 50000u);
+  EXPECT_EQ(result.cases[0].constraints, 1u);
+  EXPECT_EQ(result.cases[0].runs, 1u);
+}
+
+// y >= 1, y >= 2 and 2 y >= 2.2 are y >= 2; of the disjuncts y >= 2, y >= 2.2 and (y >= 2 and y <= 2.4) only
+// the first is left, the others' unsafe sets lie in it.
+TEST(VerifyFold, TightestOfADirectionAndImpliedDisjuncts) {
+  const Eigen::VectorXd up = Eigen::VectorXd::Constant(1, 1.0);
+  const FoldedCase conjunction = fold_case(testing::tiny_network(),
+      unit_case({{at_least(1.0), at_least(2.0), constraint(Eigen::VectorXd::Constant(1, -2.0), 2.2)}}));
+  ASSERT_EQ(conjunction.folded.unsafe.size(), 1u);
+  ASSERT_EQ(conjunction.folded.unsafe[0].size(), 1u);
+  EXPECT_EQ(conjunction.folded.unsafe[0][0].constant, 2.0);
+  const FoldedCase disjunction = fold_case(testing::tiny_network(),
+      unit_case({{at_least(2.2)}, {at_least(2.0), constraint(up, -2.4)}, {at_least(2.0)}, {at_least(2.0)}}));
+  ASSERT_EQ(disjunction.folded.unsafe.size(), 1u);
+  ASSERT_EQ(disjunction.folded.unsafe[0].size(), 1u);
+  EXPECT_EQ(disjunction.folded.unsafe[0][0].constant, 2.0);
+}
+
+// Over [0,1]^2 tiny_network's output lies in [-0.5, 2.5]: y <= 1e20 always holds and leaves its conjunction,
+// y >= 1e20 never does and takes its conjunction with it; a conjunction left empty makes the whole box unsafe.
+TEST(VerifyFold, ConstraintsDecidedByTheOutputBounds) {
+  const Eigen::VectorXd up = Eigen::VectorXd::Constant(1, 1.0);
+  const FoldedCase folded = fold_case(testing::tiny_network(),
+      unit_case({{constraint(up, -1e20), at_least(2.4)}, {at_least(1e20), constraint(up, 0.0)}}));
+  ASSERT_EQ(folded.folded.unsafe.size(), 1u);
+  ASSERT_EQ(folded.folded.unsafe[0].size(), 1u);
+  EXPECT_EQ(folded.folded.unsafe[0][0].constant, 2.4);
+  ASSERT_TRUE(folded.dropped_bound.has_value());
+  EXPECT_LT(*folded.dropped_bound, -1e19);
+  const FoldedCase whole = fold_case(testing::tiny_network(), unit_case({{constraint(up, -3.0)}, {at_least(2.4)}}));
+  ASSERT_EQ(whole.folded.unsafe.size(), 1u);
+  EXPECT_TRUE(whole.folded.unsafe[0].empty());
+}
+
+// A constraint that always holds is dropped, not refused for its 1e20.
+TEST(Verify, HugeConstantThatAlwaysHoldsIsDropped) {
+  expect_counterexample(run(kUnitBox + "(assert (<= Y_0 1e20))\n(assert (>= Y_0 2.4))\n"));
+  EXPECT_EQ(run(kUnitBox + "(assert (or (>= Y_0 1e20) (>= Y_0 2.6)))\n").status, VerifyStatus::kUnsat);
+}
+
+// y = 1000 relu(1e12 x) on x in [0, 1e6] reaches 1e21: y >= 1e20 binds, and no LP can use its constant.
+TEST(Verify, HugeConstantThatBindsNamesTheFileAndLine) {
+  const Network steep({DenseLayer{Eigen::MatrixXd::Constant(1, 1, 1e12), Eigen::VectorXd::Zero(1)},
+                       DenseLayer{Eigen::MatrixXd::Constant(1, 1, 1e3), Eigen::VectorXd::Zero(1)}});
+  std::istringstream in("(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_0 1e6))\n"
+                        "(assert (>= Y_0 1e20))\n");
+  const VnnlibProperty property = detail::read_vnnlib(in, "p.vnnlib");
+  try {
+    run_property(steep, property);
+    FAIL() << "a binding constant of 1e20 was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("VNN-LIB file 'p.vnnlib' line 4"), std::string::npos) << what;
+    EXPECT_NE(what.find("1e+20"), std::string::npos) << what;
+  }
+}
+
+// 1e-9 y >= 2.6e-9 is y >= 2.6 (the maximum is 2.5): the margin is in the outputs' units, not the file's.
+TEST(Verify, UnsatMarginIsRelativeToTheConstraintsScale) {
+  const VerifyResult result = run(kUnitBox + "(assert (>= (* 1e-9 Y_0) 2.6e-9))\n");
+  EXPECT_EQ(result.status, VerifyStatus::kUnsat);
+  ASSERT_TRUE(result.cases[0].bound.has_value());
+  EXPECT_LT(*result.cases[0].bound, -0.05);
+}
+
+// The same through the prover: 1e-9 (y_0 - y_1) >= 1e-9 (M + 0.01), M the maximum of y_0 - y_1, which the
+// outputs' bounds leave open; the margin's bound is about -0.01, not -1e-11.
+TEST(Verify, UnsatMarginIsRelativeThroughTheProver) {
+  const Network network = testing::random_network(2, {6, 6}, 2, 4);
+  Objective difference = Objective::output(2, 0);
+  difference.weights[1] = -1.0;
+  const double top = testing::brute_force_max(network, Domain::unit_box(2), difference);
+  const Eigen::Vector2d scaled(-1e-9, 1e-9);
+  const VnnlibProperty property{2, 2, {unit_case({{constraint(scaled, 1e-9 * (top + 0.01))}})}};
+  const VerifyResult result = run_property(network, property);
+  EXPECT_EQ(result.status, VerifyStatus::kUnsat);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_EQ(result.cases[0].runs, 1u);
+  ASSERT_TRUE(result.cases[0].bound.has_value());
+  EXPECT_LT(*result.cases[0].bound, -1e-3);
+}
+
+// Constraints a_k^T (y - y_c) >= 0 of random directions a_k, with y_c the outputs at the box's centre, in one
+// conjunction or one per disjunct: the outputs' bounds decide none of them, and none implies another.
+std::vector<std::vector<OutputConstraint>> random_disjuncts(const Network& network, int count, bool conjoined) {
+  const Eigen::VectorXd centre = network.forward(Eigen::VectorXd::Constant(network.input_dim(), 0.5));
+  const int outputs = network.output_dim();
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<OutputConstraint>> unsafe(conjoined ? 1 : count);
+  for (int k = 0; k < count; ++k) {
+    Eigen::VectorXd a(outputs);
+    for (int j = 0; j < outputs; ++j) a[j] = normal(rng);
+    unsafe[conjoined ? 0 : k].push_back(constraint(-a, a.dot(centre), k + 1));
+  }
+  return unsafe;
+}
+
+bool violates_one(const VnnlibCase& property_case, const Eigen::VectorXd& y) {
+  for (const std::vector<OutputConstraint>& conjunction : property_case.unsafe)
+    if (std::all_of(conjunction.begin(), conjunction.end(), [&](const OutputConstraint& c) { return c.holds(y); }))
+      return true;
+  return false;
+}
+
+// 2000 disjuncts compile beyond kMaxMinBudgetBytes in one run, so they run in two.
+TEST(Verify, ManyDisjunctsRunInGroupsWithinTheBudget) {
+  const Network network = testing::random_network(2, {4}, 3, 9);
+  const VnnlibProperty property{2, 3, {unit_case(random_disjuncts(network, 2000, false))}};
+  const VerifyResult result = run_property(network, property, 3.0);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_EQ(result.cases[0].disjuncts, 2000u);
+  EXPECT_EQ(result.cases[0].runs, 2u);
+  if (result.status == VerifyStatus::kSat) {
+    EXPECT_TRUE(violates_one(property.cases[0], result.y));
+  }
+}
+
+// A conjunction cannot be split: 3000 constraints of distinct directions are refused before anything runs.
+TEST(Verify, ConjunctionBeyondTheBudgetIsRefused) {
+  const Network network = testing::random_network(2, {4}, 3, 9);
+  const VnnlibProperty property{2, 3, {unit_case(random_disjuncts(network, 3000, true))}};
+  try {
+    run_property(network, property);
+    FAIL() << "a conjunction of 3000 constraints was compiled";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("VNN-LIB file 'p.vnnlib' line 1: box 0 has a conjunction of 3000 output constraints"),
+              std::string::npos) << what;
+  }
 }
 
 }  // namespace

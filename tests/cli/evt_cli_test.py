@@ -9,6 +9,8 @@ Usage: evt_cli_test.py RELUOPT_BINARY EXAMPLES_DIR
 import json
 import os
 import pty
+import re
+import select
 import signal
 import subprocess
 import sys
@@ -20,6 +22,25 @@ import numpy as np
 
 BINARY, EXAMPLES = sys.argv[1], sys.argv[2]
 HANG = 60  # seconds after which a run counts as hung
+PROGRESS = re.compile(r"samples (\d+)  LPs \d+  incumbent (\S+)")
+
+
+def read_until_closed(terminal):
+    """Everything left on a pseudo-terminal's reading end until the process on the other end has closed it (a
+    process that writes there never blocks on a full terminal meanwhile); closes it."""
+    seen, deadline = b"", time.monotonic() + HANG
+    try:
+        while time.monotonic() < deadline:
+            if not select.select([terminal], [], [], 1.0)[0]:
+                continue
+            chunk = os.read(terminal, 4096)
+            if not chunk:
+                break
+            seen += chunk
+    except OSError:  # the terminal closed
+        pass
+    os.close(terminal)
+    return seen.decode(errors="replace")
 
 
 class EvtCli(unittest.TestCase):
@@ -68,6 +89,27 @@ class EvtCli(unittest.TestCase):
     def big_objective(self, weight):
         return self.write(f"objective_{weight}.json", json.dumps({"weights": [weight]}))
 
+    def start_under_way(self, args, samples):
+        """Starts `reluopt ARGS` with stderr on a terminal, so that it draws its progress line, and returns the
+        process and the terminal's reading end once the line counts `samples` samples and an incumbent: the run is
+        under way, and so is its Ctrl-C handler, which is in place before the run starts."""
+        terminal, stderr = pty.openpty()
+        proc = subprocess.Popen([BINARY, *args], stdout=subprocess.DEVNULL, stderr=stderr)
+        os.close(stderr)
+        seen, deadline = "", time.monotonic() + HANG
+        while time.monotonic() < deadline and proc.poll() is None:
+            if not select.select([terminal], [], [], 1.0)[0]:
+                continue
+            try:
+                seen = (seen + os.read(terminal, 4096).decode(errors="replace"))[-4096:]
+            except OSError:  # the terminal closed
+                break
+            if any(int(count) >= samples and incumbent != "-" for count, incumbent in PROGRESS.findall(seen)):
+                return proc, terminal
+        proc.kill()
+        proc.wait()
+        self.fail(f"no progress line with {samples} samples and an incumbent: {read_until_closed(terminal)!r}")
+
     # ---- values of any magnitude --------------------------------------------------------------------
     def test_evt_of_values_near_1e200_is_the_ordinary_report_scaled(self):
         # 2000 such values ran for more than 300 s (BOBYQA in the endpoint's profile likelihood).
@@ -95,9 +137,11 @@ class EvtCli(unittest.TestCase):
         self.assert_one_error_line(proc, "objective weight 0", "1e+199")
 
     def test_stop_rule_and_evt_on_the_largest_outputs_end(self):
+        # The rule or the sample cap ends the run; the limit, generous for a loaded machine, leaves the analysis
+        # its time.
         out = self.path("big_run.json")
         proc = self.run_tool("solve", self.model, "--objective", self.big_objective(1e15), "--method", "sampling",
-                             "--samples", "1500", "--stop-rule", "1e12,0.05", "--evt", "--time-limit", "5",
+                             "--samples", "1500", "--stop-rule", "1e12,0.05", "--evt", "--time-limit", "40",
                              "--threads", "2", "--quiet", "--json", out)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(out) as f:
@@ -144,15 +188,15 @@ class EvtCli(unittest.TestCase):
         self.assertIn("interrupted", stderr)
 
     def test_ctrl_c_stops_a_stop_rule_run_on_the_largest_outputs(self):
-        # The first Ctrl-C was ignored inside the rule's check; the run now ends with its incumbent.
+        # Ctrl-C once the rule's checks have begun (the first at 100 samples) ends the run with its incumbent.
         out = self.path("interrupted.json")
-        proc = subprocess.Popen([BINARY, "solve", self.model, "--objective", self.big_objective(1e15), "--method",
-                                 "sampling", "--samples", "100000000", "--stop-rule", "1e-3,0.05", "--threads", "2",
-                                 "--quiet", "--json", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc, terminal = self.start_under_way(["solve", self.model, "--objective", self.big_objective(1e15),
+                                               "--method", "sampling", "--samples", "100000000", "--stop-rule",
+                                               "1e-3,0.05", "--threads", "2", "--json", out], samples=100)
         try:
-            time.sleep(1.5)
             proc.send_signal(signal.SIGINT)
-            _, stderr = proc.communicate(timeout=HANG)
+            stderr = read_until_closed(terminal)
+            proc.wait(timeout=HANG)
         finally:
             proc.kill()
         self.assertEqual(proc.returncode, 0, stderr)
@@ -168,18 +212,9 @@ class EvtCli(unittest.TestCase):
             proc = subprocess.run([BINARY, "evt", values, "--threads", "1"] + (["--quiet"] if quiet else []),
                                   stdout=subprocess.DEVNULL, stderr=slave, timeout=HANG)
             os.close(slave)
-            seen = b""
-            try:
-                while True:
-                    chunk = os.read(master, 4096)
-                    if not chunk:
-                        break
-                    seen += chunk
-            except OSError:  # the terminal closed
-                pass
-            os.close(master)
+            seen = read_until_closed(master)
             self.assertEqual(proc.returncode, 0)
-            self.assertEqual(b"evt: sorting" in seen, not quiet, seen)
+            self.assertEqual("evt: sorting" in seen, not quiet, seen)
 
     # ---- bad values files and plot paths ------------------------------------------------------------
     def test_bad_values_files_are_one_error_line(self):

@@ -88,6 +88,31 @@ class VerifyCli(unittest.TestCase):
         self.assert_refused([MODEL, SAT, "--time-limit", "-1"], 2, "--time-limit")
         self.assert_refused([MODEL, SAT, "--method", "bab"], 2, "unknown option '--method'")
 
+    def big_property(self, name, outputs):
+        """cls5_unsat.vnnlib's input box with the given output asserts."""
+        path = self.path(name)
+        with open(UNSAT) as f:
+            box = "".join(line for line in f if "Y_" not in line or "declare" in line)
+        with open(path, "w") as f:
+            f.write(box + outputs)
+        return path
+
+    def test_repeated_output_constraint_is_folded(self):
+        # 2,000 copies of one assert compile to one constraint (a max-min tree of them grew as their square).
+        doc, result = self.path("repeated.json"), self.path("repeated.txt")
+        prop = self.big_property("repeated.vnnlib", "(assert (>= Y_1 30))\n" * 2000)
+        proc = self.verify(MODEL, prop, "--time-limit", "20", "--json", doc, "--result-file", result, "-q")
+        self.assertEqual(proc.stdout.splitlines()[0], "sat")
+        self.assertTrue(verify_check.check(MODEL, prop, result)[0])
+        folded = json.load(open(doc))["cases"][0]["folded"]
+        self.assertEqual((folded["constraints_read"], folded["constraints"], folded["runs"]), (2000, 1, 1))
+
+    def test_huge_constants(self):
+        # A constraint that always holds is dropped, whatever its constant; one that never holds takes its
+        # conjunction with it.
+        prop = self.big_property("huge.vnnlib", "(assert (<= Y_0 1e20))\n(assert (or (>= Y_1 1e20) (>= Y_1 1000)))\n")
+        self.assertEqual(self.verify(MODEL, prop, "--time-limit", "20", "-q").stdout, "unsat\n")
+
     def test_solve_with_a_max_min_objective(self):
         doc = self.path("max_min.json")
         objective = os.path.join(DIR, "cls5_max_min_objective.json")

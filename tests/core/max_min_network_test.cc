@@ -69,6 +69,31 @@ TEST(MaxMinNetwork, CompiledOutputIsTheMaxMin) {
   }
 }
 
+// The estimate made from the counts covers the layers the compile makes, and grows as the square of the terms.
+TEST(MaxMinNetwork, BytesEstimateCoversTheCompiledLayers) {
+  const Network net = random_network(3, {5, 4}, 4, 11);
+  for (const std::vector<int>& shape : {std::vector<int>{2}, {1, 1, 1}, {3, 1, 2}, {40}, std::vector<int>(60, 1)}) {
+    const Objective g = random_max_min(shape, 4, Sense::kMaximize, 7);
+    const detail::MaxMinNetwork compiled = detail::compile_max_min(net, g);
+    double layers = 0.0;
+    for (std::size_t k = net.layers().size() - 1; k < compiled.network.layers().size(); ++k)
+      layers += 8.0 * static_cast<double>(compiled.network.layers()[k].weights.size());
+    const std::vector<std::size_t> terms(shape.begin(), shape.end());
+    EXPECT_GE(detail::max_min_bytes(4, terms), layers);
+    EXPECT_LE(detail::max_min_bytes(4, terms), 4.0 * layers + 1e4);
+  }
+  const double thousand = detail::max_min_bytes(32, std::vector<std::size_t>(1000, 1));
+  EXPECT_NEAR(detail::max_min_bytes(32, std::vector<std::size_t>(2000, 1)) / thousand, 4.0, 0.5);
+}
+
+// The compile looks at the deadline between its layers.
+TEST(MaxMinNetwork, CompileStopsAtTheDeadline) {
+  const Network net = random_network(3, {5, 4}, 4, 11);
+  const Objective g = random_max_min({3, 1, 2}, 4, Sense::kMaximize, 7);
+  EXPECT_FALSE(detail::compile_max_min(net, g, Deadline(0.0, nullptr)).has_value());
+  EXPECT_TRUE(detail::compile_max_min(net, g, Deadline()).has_value());
+}
+
 struct MaxMinCase {
   Method method;
   std::vector<int> shape;

@@ -6,8 +6,9 @@ from conftest import ROOT
 
 SOURCES = ["src", "include", "app", "python", "tests", "bench", "examples", "fuzz", "docs", "scripts"]
 SUFFIXES = {".cc", ".h", ".py", ".md", ".txt", ".sh"}
-DOCS = ("MATH", "SOLVER-NOTES", "NUMERICS", "FUZZING", "STYLE", "PYTHON", "API")
-CITATION = re.compile(r"\b(" + "|".join(DOCS) + r")\.md(?:,? (?:§|section )(\d+)|, \"([^\"]+)\")?")
+# Any upper-case document name (MATH.md, CLI.md, ...) is a citation of docs/; README.md is the folder's own, and
+# FILE.md and PREFIX.md are a command's metavariables.
+CITATION = re.compile(r"\b(?<![/\w-])((?!(?:README|FILE|PREFIX)\b)[A-Z][A-Z0-9-]*)\.md(?:,? (?:§|section )(\d+)|, \"([^\"]+)\")?")
 
 
 def files():

@@ -72,8 +72,10 @@ def test_domain_messages_match_cli(tmp_path, net_onnx):
     # The command line's JSON reader names the file and the JSON key; the library names the entry.
     with raises(r"domain is empty: lower\[0\] > upper\[0\]"):
         reluopt.solve(net_onnx, lower=[1, 0, 0, 0], upper=[0, 1, 1, 1])
-    with raises("lower and upper go together"):
+    with raises("lower is given without upper: the domain is the box lower <= x <= upper"):
         reluopt.solve(net_onnx, lower=[0] * 4)
+    with raises("upper is given without lower"):
+        reluopt.solve(net_onnx, upper=[1] * 4)
     with raises("A and b go together"):
         reluopt.solve(net_onnx, **BOX, A=np.ones((1, 4)))
 
@@ -129,3 +131,63 @@ def test_bad_sklearn_models():
     model = sk.MLPRegressor(hidden_layer_sizes=(3,), activation="tanh", max_iter=5).fit(X, X[:, 0])
     with raises("uses activation 'tanh'; reluopt needs 'relu'"):
         reluopt.solve(model)
+
+
+@pytest.mark.parametrize("kwargs", [{"A": np.ones((1, 4)), "b": [1.0]}, {"A": np.ones((1, 4))}, {"b": [1.0]}])
+def test_rows_without_a_box_say_the_box_is_missing(net, kwargs):
+    with raises(r"A and b need lower and upper too: the domain is the box lower <= x <= upper \(finite bounds\)"):
+        reluopt.solve(net, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"threads": 2**40}, "threads takes an integer from -2147483648 to 2147483647, not 1099511627776"),
+    ({"max_free": 2**40}, "option 'max_free' takes an integer from -2147483648 to 2147483647, not 1099511627776"),
+    ({"cut_frequency": -2**31 - 1}, "option 'cut_frequency' takes an integer from -2147483648 to 2147483647"),
+    ({"samples": 2**70}, "option 'samples' takes an integer from -9223372036854775808 to 9223372036854775807"),
+    ({"objective": 2**70}, "objective: output 1180591620717411303424 does not exist"),
+])
+def test_integers_out_of_range_are_named(net, kwargs, message):
+    with raises(message):
+        reluopt.solve(net, **{**BOX, **kwargs})
+
+
+def test_numpy_integers_are_integers(net):
+    assert reluopt.solve(net, **BOX, samples=np.int64(50), threads=1, method="sampling").samples == 50
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"threads": 2**40}, "threads takes an integer from -2147483648 to 2147483647, not 1099511627776"),
+    ({"threads": 1.5}, "threads takes an integer, not 1.5"),
+    ({"seed": -1}, "seed takes an integer from 0 to 18446744073709551615, not -1"),
+])
+def test_evt_integers_out_of_range_are_named(kwargs, message):
+    with raises(message):
+        reluopt.evt(np.linspace(0.0, 1.0, 50), **kwargs)
+
+
+FORMS = "objective must be an output index \\(an int\\), one weight per output \\(a 1-dimensional array\\), or a dict"
+
+
+@pytest.mark.parametrize("objective,message", [
+    ({"foo": 1}, "the objective has unknown key 'foo' \\(known: 'weights', 'constant', 'disjuncts', 'sense'\\)"),
+    ({"weights": [1.0, 0.0], "foo": 1, "bar": 2}, "unknown keys 'foo', 'bar'"),
+    ({"sense": "min"}, 'the objective needs "weights" \\(one weight per output\\) or "disjuncts"'),
+    ({"weights": 1.0}, '"weights" of the objective must be one weight per output \\(a 1-dimensional array\\), not 1.0'),
+    ({"weights": [1.0, 0.0], "constant": "c"}, "constant must be a finite number, not 'c'"),
+    (1.0, FORMS + ".*, not 1.0$"),
+    (True, FORMS + ".*, not True$"),
+    (None, FORMS + ".*, not None$"),
+    ("out", FORMS + ".*, not 'out'$"),
+    (np.ones((2, 2)), FORMS + ".*, not an array of shape \\(2, 2\\)$"),
+])
+def test_objective_messages_say_what_an_objective_may_be(net, objective, message):
+    with raises(message):
+        reluopt.solve(net, **BOX, objective=objective)
+
+
+def test_torch_model_on_the_meta_device():
+    torch = pytest.importorskip("torch")
+    with torch.device("meta"):
+        model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
+    with raises("the torch model's parameters are on the meta device \\(shapes without values\\): materialize"):
+        reluopt.solve(model, **BOX)

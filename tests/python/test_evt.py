@@ -40,3 +40,10 @@ def test_evt_bad_values():
         reluopt.evt([1.0, 2.0, 3.0])
     with pytest.raises(reluopt.Error):
         reluopt.evt([1.0] * 50)
+
+
+def test_evt_names_the_value_that_is_not_finite():
+    values = np.linspace(0.0, 1.0, 200)
+    values[100] = np.inf
+    with pytest.raises(reluopt.Error, match=r"^value 100 \(counting from 0\) is inf, not a finite number$"):
+        reluopt.evt(values)

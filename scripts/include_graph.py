@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Prints the include graph of src/ between layers and checks it against the layering.
+
+Each folder of src/ is a layer; a public header in include/reluopt/ belongs to the layer that owns its concept
+(PUBLIC_HEADER_LAYER). A layer may include only itself and the layers ALLOWED lists for it, so the graph has no
+cycle and every arrow points down. Exits 1 when an include breaks that, printing each offending #include.
+
+    python3 scripts/include_graph.py            # the folder graph, then the violations
+    python3 scripts/include_graph.py --dot      # the folder graph in Graphviz dot
+"""
+import argparse
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The layers from the bottom up, each with the layers below it that it may use. io parses files into core's
+# types (and stats' report types); algorithms never parse files, so io and algorithms do not see each other.
+ALLOWED = {
+    "core": set(),
+    "io": {"core", "stats"},
+    "lp": {"core"},
+    "solver": {"core", "lp"},
+    "bounds": {"core", "lp", "solver"},
+    "formulation": {"core", "lp", "solver", "bounds"},
+    "stats": {"core"},
+    "algorithms": {"core", "lp", "solver", "bounds", "formulation", "stats"},
+    "distributed": {"core", "algorithms"},
+}
+
+PUBLIC_HEADER_LAYER = {
+    "domain": "core", "domain_sampler": "core", "error": "core", "magnitude": "core", "network": "core",
+    "objective": "core", "options": "core", "problem": "core", "result": "core", "run_control": "core",
+    "scaling": "core",
+    "model_io": "io", "json_io": "io", "evt_json": "io", "output_file": "io", "vnnlib": "io",
+    "linear_model": "lp",
+    "cut_separator": "solver",
+    "bounds": "bounds",
+    "pattern_lp": "formulation", "mip_formulation": "formulation", "anderson_cuts": "formulation",
+    "neighbourhood_mip": "formulation",
+    "evt": "stats",
+    "solve": "algorithms", "verify": "algorithms", "peers": "algorithms",
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of_header(name):
+    """The layer of an included path ("reluopt/x.h" or "folder/x.h"), or None when it is not the project's."""
+    head, _, rest = name.partition("/")
+    if head == "reluopt":
+        stem = Path(rest).stem
+        if stem not in PUBLIC_HEADER_LAYER:
+            raise SystemExit(f"include_graph: public header {name} has no layer in PUBLIC_HEADER_LAYER")
+        return PUBLIC_HEADER_LAYER[stem]
+    return head if head in ALLOWED else None
+
+
+def files_by_layer():
+    for path in sorted((ROOT / "src").rglob("*")):
+        if path.suffix in (".h", ".cc") and path.parent.name in ALLOWED:
+            yield path.parent.name, path
+    for path in sorted((ROOT / "include" / "reluopt").glob("*.h")):
+        yield layer_of_header("reluopt/" + path.name), path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dot", action="store_true", help="print the folder graph in Graphviz dot")
+    args = parser.parse_args()
+    edges = defaultdict(int)
+    violations = []
+    for layer, path in files_by_layer():
+        for included in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            target = layer_of_header(included)
+            if target is None or target == layer:
+                continue
+            edges[(layer, target)] += 1
+            if target not in ALLOWED[layer]:
+                violations.append(f"{path.relative_to(ROOT)}: {layer} -> {target} (#include \"{included}\")")
+    if args.dot:
+        print("digraph layers {")
+        for (a, b), n in sorted(edges.items()):
+            bad = "" if b in ALLOWED[a] else ' [color=red]'
+            print(f'  "{a}" -> "{b}" [label={n}]{bad};')
+        print("}")
+    else:
+        for (a, b), n in sorted(edges.items()):
+            mark = "" if b in ALLOWED[a] else "   <-- not allowed"
+            print(f"{a:12} -> {b:12} {n:3} includes{mark}")
+    if violations:
+        print(f"\n{len(violations)} includes break the layering:", file=sys.stderr)
+        for line in violations:
+            print("  " + line, file=sys.stderr)
+        return 1
+    print("\nno cycle, no upward include")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
