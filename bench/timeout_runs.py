@@ -6,11 +6,14 @@ N runs of `timeout --preserve-status 2 reluopt verify NET PROP --result-file F -
 `timeout --preserve-status 2 reluopt solve NET --method bab --json J`, on a 12 -> 4 x 64 -> 1 network that neither
 finishes in 2 s (--preserve-status: the exit code is reluopt's, not timeout's 124; the signals sent are the same).
 A run left its result when its exit code is 0 and its files are complete (verify: the result file equal to
-stdout and a JSON with the same status; solve: a JSON that says "interrupted"). Writes a Markdown table.
+stdout and a JSON with the same status; solve: a JSON that says "interrupted"). Writes a Markdown table and its
+JSON twin (the same path with .json) with the date, the load average and each binary's version and sha256.
 
 Usage: bench/timeout_runs.py [--runs 100] [--binary build/reluopt ...] [--out bench/results/timeout_runs.md]
 """
 import argparse
+import datetime
+import hashlib
 import json
 import os
 import subprocess
@@ -59,6 +62,12 @@ def solve_left_result(binary, model, directory):
         return False
 
 
+def describe(binary):
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+    with open(binary, "rb") as f:
+        return {"binary": binary, "version": version, "sha256": hashlib.sha256(f.read()).hexdigest()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100)
@@ -71,20 +80,25 @@ def main():
         for binary in args.binary:
             verified = sum(verify_left_result(binary, model, prop, directory) for _ in range(args.runs))
             solved = sum(solve_left_result(binary, model, directory) for _ in range(args.runs))
-            rows.append((binary, verified, solved))
+            rows.append(dict(describe(binary), verify_left=verified, solve_left=solved))
             print(f"{binary}: verify {verified}/{args.runs}, solve --method bab --json {solved}/{args.runs}",
                   flush=True)
     load = os.getloadavg()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    command = f"bench/timeout_runs.py --runs {args.runs} --binary {' '.join(args.binary)}"
     with open(args.out, "w") as f:
         f.write("# Results left by runs under `timeout --preserve-status 2`\n\n")
-        f.write(f"`bench/timeout_runs.py --runs {args.runs} --binary {' '.join(args.binary)}`; machine load "
-                f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} (1, 5, 15 min) at the end, {os.cpu_count()} cores.\n\n")
+        f.write(f"`{command}`, {date}; machine load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} (1, 5, 15 min) at the "
+                f"end, {os.cpu_count()} cores.\n\n")
         f.write("timeout sends SIGTERM to the process and then to its process group: two signals at once. A run "
                 "left its result when it exited 0 with complete files.\n\n")
-        f.write("| binary | verify runs that left their result | solve --method bab --json runs that left it |\n")
-        f.write("|---|---|---|\n")
-        for binary, verified, solved in rows:
-            f.write(f"| {binary} | {verified} of {args.runs} | {solved} of {args.runs} |\n")
+        f.write("| binary | version, sha256 | verify runs that left their result | solve --method bab --json runs "
+                "that left it |\n|---|---|---|---|\n")
+        for row in rows:
+            f.write(f"| {row['binary']} | {row['version']}, {row['sha256'][:12]} | {row['verify_left']} of "
+                    f"{args.runs} | {row['solve_left']} of {args.runs} |\n")
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump({"command": command, "date": date, "load": load, "runs": args.runs, "binaries": rows}, f, indent=2)
 
 
 if __name__ == "__main__":
