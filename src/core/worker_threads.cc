@@ -55,10 +55,6 @@ namespace {
 // Threads started here and not yet joined: their stacks are part of the address space in use.
 std::atomic<long> g_live_threads{0};
 
-// How many more thread stacks an address-space limit (setrlimit RLIMIT_AS, `ulimit -v`) leaves room for: the
-// stacks of all the runs' threads together get a quarter of what the rest of the process leaves, malloc's arenas
-// another quarter, and the rest is the runs' memory (stacks that took half of a 2 GB limit left a verify run's
-// allocations to fail).
 // glibc's malloc gives threads arenas of their own, each reserving 64 MB of address space (up to 8 per core):
 // under an address-space limit they alone can take all of it, and an allocation then fails. Once per process,
 // they get at most `bytes`.
@@ -70,6 +66,10 @@ void limit_malloc_arenas(double bytes) {
   });
 }
 
+// How many more thread stacks an address-space limit (setrlimit RLIMIT_AS, `ulimit -v`) leaves room for: the
+// stacks of all the runs' threads together get a quarter of what the rest of the process leaves, malloc's arenas
+// another quarter, and the rest is the runs' memory (stacks that took half of a 2 GB limit left a verify run's
+// allocations to fail).
 int room_for_threads() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::numeric_limits<int>::max();

@@ -11,8 +11,9 @@ namespace reluopt {
 // with those it has, and the first shortfall in the process says so in one line on stderr ("reluopt: warning:
 // started 37 of 100 threads: Resource temporarily unavailable; the run goes on with 19"):
 //  - under an address-space limit (`ulimit -v`, common on clusters) the stacks of all the threads started here
-//    get at most a quarter of what the rest of the process leaves, the rest being the runs' memory (stacks that
-//    take more leave the runs' allocations to fail);
+//    get at most a quarter of what the rest of the process leaves and malloc's per-thread arenas another
+//    quarter (mallopt M_ARENA_MAX), the rest being the runs' memory (stacks and arenas that take more leave the
+//    runs' allocations to fail);
 //  - a thread the system refuses (std::system_error: its thread limit, or no room for a stack) ends the starting,
 //    and half of those started end at once, their stacks left to the run's memory.
 //
