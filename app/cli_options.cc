@@ -1,5 +1,6 @@
 #include "cli_options.h"
 
+#include <filesystem>
 #include <limits>
 
 #include "reluopt/error.h"
@@ -19,7 +20,42 @@ StopRuleOptions parse_stop_rule(const std::string& flag, const std::string& text
   return rule;
 }
 
+// Whether two paths name the same file: the same existing regular file, or the same path not yet made.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status_a = fs::status(a, error), status_b = fs::status(b, error);
+  if (fs::exists(status_a) && fs::exists(status_b))
+    return fs::is_regular_file(status_a) && fs::equivalent(a, b, error) && !error;
+  if (fs::exists(status_a) || fs::exists(status_b)) return false;
+  const fs::path normal_a = fs::weakly_canonical(fs::absolute(a, error), error);
+  const fs::path normal_b = fs::weakly_canonical(fs::absolute(b, error), error);
+  return !error && normal_a == normal_b;
+}
+
 }  // namespace
+
+void refuse_clashing_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& out = outputs[i];
+    if (!out.path) continue;
+    for (const NamedPath& in : inputs)
+      if (in.path && same_file(*out.path, *in.path))
+        throw UsageError(out.role + " '" + *out.path + "' is " + in.role + " '" + *in.path +
+                         "': an output may not replace an input");
+    for (std::size_t j = 0; j < i; ++j)
+      if (outputs[j].path && same_file(*out.path, *outputs[j].path))
+        throw UsageError(outputs[j].role + " and " + out.role + " name the same file '" + *out.path +
+                         "': one result would replace the other");
+  }
+}
+
+void refuse_clashing_paths(const CliOptions& options) {
+  refuse_clashing_paths({{"the model", options.model}, {"--domain", options.domain_file},
+                         {"--objective", options.objective_file}},
+                        {{"--json", options.json_file}, {"--values-out", options.values_file},
+                         {"--evt-plot", options.evt_plot_file}});
+}
 
 bool FlagReader::next() {
   if (next_ >= args_.size()) return false;
@@ -105,7 +141,7 @@ Options of solve:
   --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
                        with probability >= 1 - DELTA (checked at 100 samples, then each time the samples grew
                        by 20%); --samples becomes a cap, unlimited unless given
-  --threads T          worker threads                                          [all cores]
+  --threads T          worker threads (0: all cores)                           [all cores]
   --seed K             random seed; the same seed and thread count give the same answer   [0]
   --partitions N       sets per neuron for --method partition                  [2]
   --bounds KIND        neuron bounds for the MIP methods and relax: interval | lp | progressive | symbolic
@@ -125,7 +161,9 @@ Options of solve:
   --quiet              no progress line on stderr
 
 Exit codes: 0 the run finished (whatever it found: see status), 1 bad input, 2 bad command line.
-Ctrl-C or SIGTERM stops the run and still reports and writes the best point found (a second one kills it).
+Ctrl-C or SIGTERM stops the run and still reports and writes the best point found. Signals within a second of
+the first are the same request (GNU timeout sends two at once); a later one ends the process, unless its result
+is being written.
 )";
 }
 
@@ -179,9 +217,7 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--time-limit") {
       options.time_limit = parse_number<double>(flag, value());
     } else if (flag == "--threads") {
-      options.solve.threads = parse_number<int>(flag, value());
-      // The library reads 0 as "all cores", which is what leaving the flag out means here.
-      if (options.solve.threads < 1) throw UsageError("--threads must be >= 1, not " + std::to_string(options.solve.threads));
+      options.solve.threads = parse_number<int>(flag, value());  // 0: all cores, checked by validate_options
     } else if (flag == "--seed") {
       options.solve.seed = parse_number<std::uint64_t>(flag, value());
     } else if (flag == "--local-search") {

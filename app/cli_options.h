@@ -71,6 +71,20 @@ struct CliOptions {
 // Throws UsageError on unknown flags, missing or malformed values, and values validate_options refuses.
 CliOptions parse_command_line(const std::vector<std::string>& args);
 
+// A file a command line names, and what it is there ("the model", "--json").
+struct NamedPath {
+  std::string role;
+  std::optional<std::string> path;  // not given: nothing to compare
+};
+
+// Throws UsageError, before anything runs, when an output would replace an input or another output: the same
+// existing file (std::filesystem::equivalent: hard links and symbolic links too), or the same path once made
+// absolute and normal. Devices, FIFOs and the like (/dev/null, /dev/stdout) may be named more than once.
+void refuse_clashing_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+
+// solve's and relax's files, through refuse_clashing_paths.
+void refuse_clashing_paths(const CliOptions& options);
+
 std::string help_text();
 
 }  // namespace reluopt::cli

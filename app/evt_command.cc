@@ -21,6 +21,7 @@
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
 #include "reluopt/evt_json.h"
+#include "stop_signals.h"
 
 namespace reluopt::cli {
 
@@ -36,30 +37,6 @@ struct EvtCommandOptions {
   int threads = 0;
   double time_limit = std::numeric_limits<double>::infinity();
   bool quiet = false;
-};
-
-// Set by the first Ctrl-C (or SIGTERM); a second Ctrl-C kills the process at once.
-std::atomic<bool> g_evt_stop{false};
-
-extern "C" void on_evt_signal(int signal) {
-  g_evt_stop.store(true);
-  std::signal(signal, SIG_DFL);
-}
-
-// The signal handlers of a run, restored when it ends.
-class StopOnSignals {
- public:
-  StopOnSignals() : int_(std::signal(SIGINT, on_evt_signal)), term_(std::signal(SIGTERM, on_evt_signal)) {}
-  ~StopOnSignals() {
-    std::signal(SIGINT, int_);
-    std::signal(SIGTERM, term_);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-
- private:
-  void (*int_)(int);
-  void (*term_)(int);
 };
 
 // One progress line on stderr (a terminal only), rewritten at most every 0.5 s and when the stage changes.
@@ -117,8 +94,8 @@ EvtCommandOptions parse_evt_arguments(const std::vector<std::string>& args) {
       options.quiet = true;
     } else if (flag == "--threads") {
       const double threads = parse_number<double>(flag, value());
-      if (!(threads >= 1.0 && threads <= 1024.0) || threads != std::floor(threads))
-        throw UsageError("--threads must be a whole number from 1 to 1024");
+      if (!(threads >= 0.0 && threads <= kMaxThreads) || threads != std::floor(threads))
+        throw UsageError("--threads must be a whole number from 0 (all cores) to 1024");
       options.threads = static_cast<int>(threads);
     } else if (flag.rfind("-", 0) == 0 && flag.size() > 1) {
       throw UsageError("unknown option '" + flag + "' for evt (try 'reluopt evt --help')");
@@ -277,7 +254,7 @@ values first. Values of any finite magnitude are analysed in standard units (x -
   --plot FILE     draw the histogram and the top three densities as a PNG (needs gnuplot)
   --eps E         distance to the maximum for N(eps, delta)         [1% of the range of the values]
   --delta D       failure probability for N(eps, delta)             [0.05]
-  --threads T     fit the families on T threads (the results do not depend on it)   [all cores]
+  --threads T     fit the families on T threads, 0: all cores (the results do not depend on it)   [all cores]
   --time-limit S  stop with an error after S seconds (Ctrl-C stops it too)           [none]
   --quiet, -q     no progress line on stderr (shown only on a terminal)
 )";
@@ -289,9 +266,9 @@ int run_evt_command(const std::vector<std::string>& args) {
     std::cout << evt_help_text();
     return 0;
   }
-  g_evt_stop.store(false);
-  const StopOnSignals signals;
-  const Deadline deadline(options.time_limit, &g_evt_stop);
+  refuse_clashing_paths({{"the values file", options.values_file}},
+                        {{"--json", options.json_file}, {"--plot", options.plot_file}});
+  const Deadline deadline(options.time_limit, &stop_request());
   ProgressLine progress(!options.quiet && isatty(STDERR_FILENO));
   const std::string& path = options.values_file;
   const std::vector<double> values = read_values_csv(path, [&](std::size_t read) {
@@ -312,6 +289,7 @@ int run_evt_command(const std::vector<std::string>& args) {
     throw Error("'" + path + "': " + e.what());
   }
   progress.clear();
+  output_begins();
   std::cout << summary_text(report, path, !options.eps) << std::flush;
   if (options.json_file) write_text_file(*options.json_file, evt_report_to_json(report));
   if (options.plot_file) draw_evt_plot(evt_plot_script(report, *options.plot_file), *options.plot_file);

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <variant>
 
@@ -25,6 +26,7 @@
 #include "reluopt/solve.h"
 #include "report.h"
 #include "solve_evt.h"
+#include "stop_signals.h"
 #include "verify_command.h"
 #ifdef RELUOPT_WITH_MPI
 #include "distributed/mpi_peers.h"
@@ -32,32 +34,8 @@
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-
-extern "C" void on_interrupt(int) {
-  g_stop.store(true);
-  // A second Ctrl-C or SIGTERM kills the process at once.
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
-
-// While the model is read and while a run is in the library, Ctrl-C (SIGINT) and SIGTERM (kill, a batch
-// system's time-out) ask it to stop: the run returns its incumbent and the command still prints and writes it.
-// Outside, both act at once; the output files are written atomically, so a kill while writing leaves no partial
-// file.
-class StopOnSignal {
- public:
-  StopOnSignal() {
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-  }
-  ~StopOnSignal() {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-  }
-  StopOnSignal(const StopOnSignal&) = delete;
-  StopOnSignal& operator=(const StopOnSignal&) = delete;
-};
+// The stop request of Ctrl-C and SIGTERM (stop_signals.h), for the whole command.
+std::atomic<bool>& g_stop = reluopt::cli::stop_request();
 
 // --time-limit counts from the command's start: what loading the model and the domain took is not given to
 // the search again. Reading a 48 MB ONNX model takes 6 s, 17 s on a loaded machine
@@ -131,14 +109,18 @@ std::variant<CliProblem, reluopt::StopReason> load_within_limit(const reluopt::c
                                                                 const CommandClock& clock) {
   auto loaded = std::make_shared<std::promise<CliProblem>>();
   std::future<CliProblem> problem = loaded->get_future();
-  std::thread([loaded, options] {
+  const auto read = [loaded, options] {
     try {
       loaded->set_value(load_problem(options));
     } catch (...) {
       loaded->set_exception(std::current_exception());
     }
-  }).detach();
-  const StopOnSignal stop_on_signal;
+  };
+  try {
+    std::thread(read).detach();
+  } catch (const std::system_error&) {
+    read();  // no thread to spare: read here, the limit looked at once it is read
+  }
   while (problem.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
     if (g_stop.load()) return reluopt::StopReason::kInterrupted;
     if (clock.remaining(options.time_limit) <= 0.0) return reluopt::StopReason::kTimeLimit;
@@ -160,6 +142,7 @@ std::string not_read_text(reluopt::StopReason reason) {
     peers->end();
     std::_Exit(0);
   }
+  cli::output_begins();
   SolveResult result;
   result.method = method_name(options.solve.method);
   result.stopped_by = reason;
@@ -175,6 +158,7 @@ std::string not_read_text(reluopt::StopReason reason) {
     std::cerr << "reluopt: error: " << e.what() << "\n";
     code = 1;
   }
+  code = cli::check_stdout(code);
   std::cerr << std::flush;
   if (peers != nullptr) peers->end();
   std::_Exit(code);
@@ -191,10 +175,8 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   RunControl control;
   control.time_limit = clock.remaining(options.time_limit);
   control.stop = &g_stop;
-  const RelaxationReport report = [&] {
-    const StopOnSignal stop_on_signal;
-    return relax(problem.model.network, problem.domain, problem.objective, options.solve, control);
-  }();
+  const RelaxationReport report = relax(problem.model.network, problem.domain, problem.objective, options.solve, control);
+  cli::output_begins();
   std::printf("reluopt %s, LP relaxation of the %s formulation\n", RELUOPT_VERSION, report.formulation.c_str());
   std::printf("  model       %s (%s)\n", options.model.c_str(), problem.model.network.describe().c_str());
   std::printf("  domain      %s\n  objective   %s\n", problem.domain.description.c_str(),
@@ -247,8 +229,8 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   if (sharing != nullptr) solve_options.threads = agreed_threads(*sharing, solve_options.threads);
 #endif
   // Ctrl-C and SIGTERM stop the run and the extreme-value analysis after it.
-  const StopOnSignal stop_on_signal;
   const SolveResult result = solve(network, domain, objective, solve_options, control);
+  cli::output_begins();
   if (show_progress) std::fprintf(stderr, "\r\033[K");
   if (!lead) return 0;
 
@@ -282,11 +264,10 @@ int run_command(int argc, char** argv, const CommandClock& clock, reluopt::Peers
     // evt has its own flags (see app/evt_command.cc).
     if (argc >= 2 && std::string(argv[1]) == "evt")
       return cli::run_evt_command(std::vector<std::string>(argv + 2, argv + argc));
-    if (argc >= 2 && std::string(argv[1]) == "verify") {
-      const StopOnSignal stop_on_signal;
+    if (argc >= 2 && std::string(argv[1]) == "verify")
       return cli::run_verify_command(std::vector<std::string>(argv + 2, argv + argc), clock.start, &g_stop, peers);
-    }
     const cli::CliOptions options = cli::parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+    cli::refuse_clashing_paths(options);
     switch (options.command) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;
       case cli::Command::kVersion: std::cout << "reluopt " << RELUOPT_VERSION << "\n"; return 0;
@@ -320,6 +301,7 @@ std::unique_ptr<reluopt::Peers> start_peers() {
 
 int main(int argc, char** argv) {
   const CommandClock clock;
+  reluopt::cli::catch_stop_signals();
   std::unique_ptr<reluopt::Peers> peers;
   try {
     peers = start_peers();
@@ -327,7 +309,7 @@ int main(int argc, char** argv) {
     std::cerr << "reluopt: error: " << e.what() << "\n";
     return 1;
   }
-  const int code = run_command(argc, argv, clock, peers.get());
+  const int code = reluopt::cli::check_stdout(run_command(argc, argv, clock, peers.get()));
   // A process that failed (its model unreadable on its machine, say) stops the others, whose lead would otherwise
   // wait for its tally.
   if (code != 0) g_stop.store(true);

@@ -1,6 +1,9 @@
 #include "report.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <sstream>
 
 namespace reluopt::cli {
@@ -112,6 +115,18 @@ std::string progress_line(const Progress& progress) {
                 progress.incumbent ? format_number(*progress.incumbent).c_str() : "-",
                 progress.bound ? format_number(*progress.bound).c_str() : "-");
   return progress.nodes > 0 ? std::string(line) + "  nodes " + std::to_string(progress.nodes) : std::string(line);
+}
+
+int check_stdout(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::fprintf(stderr, "reluopt: error: cannot write to standard output%s%s\n", error != 0 ? ": " : "",
+               error != 0 ? std::strerror(error) : "");
+  std::fflush(stderr);
+  return code != 0 ? code : 1;
 }
 
 }  // namespace reluopt::cli

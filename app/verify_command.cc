@@ -16,6 +16,7 @@
 #include "reluopt/peers.h"
 #include "reluopt/verify.h"
 #include "reluopt/vnnlib.h"
+#include "stop_signals.h"
 
 namespace reluopt::cli {
 
@@ -42,8 +43,8 @@ void take_flag(const std::string& flag, FlagReader& reader, VerifyCommandOptions
     options.json_file = value();
   } else if (flag == "--threads") {
     options.verify.threads = parse_number<int>(flag, value());
-    if (options.verify.threads < 1 || options.verify.threads > 1024)
-      throw UsageError("--threads must be a whole number from 1 to 1024");
+    if (options.verify.threads < 0 || options.verify.threads > kMaxThreads)
+      throw UsageError("--threads must be a whole number from 0 (all cores) to 1024");
   } else if (flag == "--seed") {
     options.verify.seed = parse_number<std::uint64_t>(flag, value());
   } else if (flag == "--quiet" || flag == "-q") {
@@ -141,7 +142,7 @@ Prints the answer in the VNN-COMP format: the status line, and for sat ((X_0 v) 
   --time-limit S       wall-clock limit in seconds from the command's start      [none]
   --result-file F      write the answer to F as well
   --json F             status, per input box the best margin and proven bound, and the time
-  --threads T          worker threads, shared by the search and the prover       [all cores]
+  --threads T          worker threads, shared by the search and the prover (0: all cores)   [all cores]
   --seed K             random seed                                               [0]
   --quiet              no per-box summary on stderr
 
@@ -156,6 +157,8 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
     if (peers == nullptr || peers->lead()) std::cout << verify_help_text();
     return 0;
   }
+  refuse_clashing_paths({{"the model", options.model}, {"the property", options.property}},
+                        {{"--result-file", options.result_file}, {"--json", options.json_file}});
   const LoadedModel model = read_model(options.model);
   const VnnlibProperty property = read_vnnlib(options.property);
   VerifyOptions verify_options = options.verify;
@@ -166,6 +169,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   control.time_limit = std::max(0.0, options.time_limit - elapsed);
   control.peers = peers;
   VerifyResult result = verify(model.network, property, verify_options, control);
+  output_begins();
   if (peers != nullptr && !peers->lead()) return 0;
   result.seconds += elapsed;
   const std::string text = result_text(result);

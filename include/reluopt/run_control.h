@@ -12,14 +12,34 @@ namespace reluopt {
 class Peers;  // reluopt/peers.h
 struct ExchangeSeat;  // algorithms/incumbent.h: set by the default for the searches it runs side by side
 
+// The longest time limit that a clock holds: steady_clock counts 64-bit nanoseconds from an unspecified start
+// (292 years in all), so a limit converted to a clock's duration or time point must stay well inside that. A
+// finite limit longer than this century is no limit at all.
+inline constexpr double kLongestTimeLimit = 100.0 * 365.25 * 24 * 3600;
+
+// `seconds` of a time limit as the library uses it: infinite when longer than kLongestTimeLimit.
+inline double clock_seconds(double seconds) {
+  return seconds > kLongestTimeLimit ? std::numeric_limits<double>::infinity() : seconds;
+}
+
+// The steady_clock time point `seconds` after `now` (time_point::max() for no limit): the one conversion of a
+// limit in seconds to a clock's time.
+inline std::chrono::steady_clock::time_point clock_deadline(std::chrono::steady_clock::time_point now, double seconds) {
+  seconds = clock_seconds(seconds);
+  if (!(seconds < std::numeric_limits<double>::infinity())) return std::chrono::steady_clock::time_point::max();
+  return now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(std::max(seconds, 0.0)));
+}
+
 // The wall-clock budget of a run and an external stop request (Ctrl-C), passed down explicitly.
 class Deadline {
  public:
   using Clock = std::chrono::steady_clock;
 
   Deadline() : start_(Clock::now()) {}
-  // seconds may be infinite; stop may be null.
-  Deadline(double seconds, const std::atomic<bool>* stop) : start_(Clock::now()), seconds_(seconds), stop_(stop) {}
+  // seconds may be infinite (and a finite limit beyond kLongestTimeLimit is); stop may be null.
+  Deadline(double seconds, const std::atomic<bool>* stop)
+      : start_(Clock::now()), seconds_(clock_seconds(seconds)), stop_(stop) {}
 
   // A deadline for one phase of a run: `fraction` of the time that remains, same stop request.
   Deadline share(double fraction) const { return Deadline(fraction * remaining(), stop_); }

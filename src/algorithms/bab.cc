@@ -31,6 +31,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <unordered_map>
@@ -38,7 +39,9 @@
 #include "algorithms/bab_share.h"
 #include "algorithms/incumbent.h"
 #include "algorithms/mip.h"
+#include "reluopt/error.h"
 #include "algorithms/sampling.h"
+#include "core/worker_threads.h"
 #include "bounds/split_bounds.h"
 #include "bounds/symbolic_bounds.h"
 #include "reluopt/anderson_cuts.h"
@@ -848,7 +851,11 @@ Node root_node(const Problem& problem, const SolveOptions& options, const Deadli
 void free_open_nodes(std::priority_queue<Node, std::vector<Node>, ByBound> open) {
   constexpr std::size_t kFreeHere = 4096;
   if (open.size() <= kFreeHere) return;
-  std::thread([nodes = std::move(open)] {}).detach();
+  try {
+    std::thread([nodes = std::move(open)] {}).detach();
+  } catch (const std::system_error&) {
+    // No thread to spare: the nodes, moved into the thread's function, are freed here.
+  }
 }
 
 }  // namespace
@@ -870,9 +877,14 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
     sharing->round();
   }
   const bool global = sharing && peers->lead();
-  const int threads = resolve_threads(options.threads);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) workers.emplace_back([&] { search.work(nodes); });
+  WorkerThreads workers(resolve_threads(options.threads));
+  const int threads = std::max(1, workers.started());
+  workers.run([&](int) { search.work(nodes); });
+  // With no thread of its own, the search runs here; over several processes it needs this thread to trade nodes.
+  if (workers.started() == 0) {
+    if (sharing) throw Error("bab cannot start a worker thread");
+    search.work(nodes);
+  }
 
   SolveResult result;
   const double sign = problem.objective.sign();
@@ -913,7 +925,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   // The lead's end (its time limit, a stop, or its caller's stop as in verify) ends every process's search.
   if (global && !sharing->over()) sharing->end();
   frontier.close();
-  for (std::thread& worker : workers) worker.join();
+  workers.join();
 
   result.nodes = nodes.load();
   result.lps = search.lps();

@@ -13,6 +13,7 @@
 #include "algorithms/mip.h"
 #include "algorithms/portfolio.h"
 #include "algorithms/sampling.h"
+#include "core/worker_threads.h"
 #include "reluopt/error.h"
 #include "reluopt/neighbourhood_mip.h"
 #include "reluopt/peers.h"
@@ -271,23 +272,33 @@ SolveResult prove_with_both(const Problem& problem, const SolveOptions& options,
   std::atomic<int> running{2};
   const Deadline shared(deadline.remaining(), &stop);
   SolveResult mip;
-  std::thread mip_thread([&] {
-    mip = run_mip(problem, mip_options, shared, RunControl{}, start);
-    if (mip.status == SolveStatus::kOptimal) stop.store(true);
-    running.fetch_sub(1);
-  });
-  // The caller's stop request reaches both through `stop`.
-  std::thread watcher([&] {
+  // Thread 0 runs the MIP; thread 1 passes the caller's stop request to both through `stop`. Without them, bab
+  // proves alone.
+  WorkerThreads beside(2);
+  if (beside.started() < 2) return run_bab(problem, options, deadline, control, start);
+  beside.run([&](int t) {
+    if (t == 0) {
+      mip = run_mip(problem, mip_options, shared, RunControl{}, start);
+      if (mip.status == SolveStatus::kOptimal) stop.store(true);
+      running.fetch_sub(1);
+      return;
+    }
     while (running.load() > 0) {
       if (deadline.interrupted()) stop.store(true);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  SolveResult bab = run_bab(problem, bab_options, shared, control, start);
+  SolveResult bab;
+  try {
+    bab = run_bab(problem, bab_options, shared, control, start);
+  } catch (...) {
+    stop.store(true);
+    running.fetch_sub(1);
+    throw;  // the threads end (the MIP at the stop request) before `beside` is gone
+  }
   if (bab.status == SolveStatus::kOptimal) stop.store(true);
-  mip_thread.join();
   running.fetch_sub(1);
-  watcher.join();
+  beside.join();
   const double sign = problem.objective.sign();
   SolveResult& best = mip.status != SolveStatus::kNoSolution &&
                               (bab.status == SolveStatus::kNoSolution || sign * mip.objective > sign * bab.objective)

@@ -9,6 +9,7 @@
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "core/max_min_network.h"
+#include "core/worker_threads.h"
 #include "reluopt/anderson_cuts.h"
 #include "reluopt/mip_formulation.h"
 #include "reluopt/error.h"
@@ -75,7 +76,7 @@ constexpr double kBoundsTimeShare = 0.5;
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                     const RunControl& control, const std::optional<EvaluatedPoint>& start) {
   const Network& network = problem.network;
-  const int threads = resolve_threads(options.threads);
+  const int threads = affordable_threads(resolve_threads(options.threads));
 
   Incumbent incumbent(&deadline);
   SolveResult result;

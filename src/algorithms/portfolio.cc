@@ -12,6 +12,7 @@
 #include "algorithms/enhanced.h"
 #include "algorithms/incumbent.h"
 #include "algorithms/walk.h"
+#include "core/worker_threads.h"
 
 namespace reluopt {
 
@@ -175,16 +176,19 @@ SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& opt
   PointExchange exchange;
   const ExchangeSeat walk_seat{&exchange, 1}, search_seat{&exchange, 0};
   WalkOutcome walk;
-  std::thread walker(walk_beside, std::cref(problem), std::cref(options), std::cref(phase), deadline.elapsed(),
-                     split.walk_threads, std::cref(walk_seat), std::ref(walk));
+  WorkerThreads beside(1);
+  if (beside.started() == 0) return run_sampling(problem, options, deadline, control, searcher, climbers);
+  beside.run([&, started = deadline.elapsed()](int) {
+    walk_beside(problem, options, phase, started, split.walk_threads, walk_seat, walk);
+  });
   SolveOptions search_options = options;
   search_options.threads = split.search_threads;
   RunControl search_control = control;
   search_control.exchange = &search_seat;
   SolveResult result = run_sampling(problem, search_options, deadline, search_control, searcher, climbers);
   stop.store(true);
-  walker.join();
-  result.threads = split.walk_threads + split.search_threads;
+  beside.join();
+  result.threads += walk.walk.threads;  // each as many as started
   result.walks = walk.walk.walks;
   result.lps += walk.walk.lps;
   std::vector<std::pair<double, double>> walk_profile = walk.walk.trajectory;

@@ -292,15 +292,11 @@ RunTally run_tally(const Problem& problem, const RunControl& control, const Dead
 
 }  // namespace
 
-int resolve_threads(int threads) {
-  if (threads > 0) return threads;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
-
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                          const RunControl& control, const ImproverFactory& improver, const MoverFactory& mover) {
   const long samples = options.sampling.samples;
-  const int threads = static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples)));
+  WorkerThreads workers(static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples))));
+  const int threads = std::max(1, workers.started());
   Peers* peers = control.peers;
 
   SharedState shared(deadline, threads, peers ? peers->rank() * threads : 0, peers ? peers->size() * threads : threads);
@@ -310,12 +306,13 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
         threads, rule->first_check, rule->growth,
         [&, rule = *rule](long n) { return check_stop_rule(rule, n, threads, !improver, deadline, peers, shared); },
         peers != nullptr ? samples : 0);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t)
-    workers.emplace_back(sampling_worker, std::cref(problem), std::cref(options), t, std::cref(deadline),
-                         std::cref(improver), std::cref(mover), std::ref(shared), gate ? &*gate : nullptr);
+  const auto work = [&](int t) {
+    sampling_worker(problem, options, t, deadline, improver, mover, shared, gate ? &*gate : nullptr);
+  };
+  workers.run(work);
+  if (workers.started() == 0) work(0);
   watch_workers(problem, control, deadline, threads, shared);
-  for (std::thread& worker : workers) worker.join();
+  workers.join();
   const RunTally tally =
       run_tally(problem, control, deadline, !improver, options.sampling.record_values, shared);
 

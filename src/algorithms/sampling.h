@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/worker_threads.h"  // resolve_threads
 #include "reluopt/options.h"
 #include "reluopt/problem.h"
 #include "reluopt/result.h"
@@ -56,7 +57,5 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
                          const RunControl& control, const ImproverFactory& improver = {},
                          const MoverFactory& mover = {});
 
-// 0 threads means all cores.
-int resolve_threads(int threads);
 
 }  // namespace reluopt

@@ -8,11 +8,11 @@
 #include <future>
 #include <limits>
 #include <map>
-#include <thread>
 #include <utility>
 
 #include "bounds/symbolic_bounds.h"
 #include "core/max_min_network.h"
+#include "core/worker_threads.h"
 #include "reluopt/error.h"
 #include "reluopt/magnitude.h"
 #include "reluopt/peers.h"
@@ -221,7 +221,7 @@ RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atom
 // 2k + 1 and 2k + 2.
 CaseRun run_case(const detail::MaxMinNetwork& compiled, const Domain& box, const VerifyOptions& options,
                  double seconds, const std::atomic<bool>* outer, Peers* peers, int k) {
-  const int threads = options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = resolve_threads(options.threads);
   SolveOptions search;
   search.method = Method::kEnhanced;
   search.enhanced.mip_share = 0.0;
@@ -239,9 +239,18 @@ CaseRun run_case(const detail::MaxMinNetwork& compiled, const Domain& box, const
     search_control.peers = &peers->channel(2 * k + 1);
     prover_control.peers = &peers->channel(2 * k + 2);
   }
-  std::future<SolveResult> searched = std::async(std::launch::async, [&] {
-    return solve(compiled.network, box, compiled.objective, search, search_control);
+  // The search runs beside the prover; with no thread to spare, the prover decides alone.
+  std::promise<SolveResult> search_result;
+  std::future<SolveResult> searched = search_result.get_future();
+  WorkerThreads beside(1);
+  beside.run([&](int) {
+    try {
+      search_result.set_value(solve(compiled.network, box, compiled.objective, search, search_control));
+    } catch (...) {
+      search_result.set_exception(std::current_exception());
+    }
   });
+  if (beside.started() == 0) search_result.set_value(SolveResult{});
   CaseRun run;
   try {
     run.prover = solve(compiled.network, box, compiled.objective, prover, prover_control);

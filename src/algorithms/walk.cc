@@ -18,6 +18,7 @@
 
 #include "algorithms/incumbent.h"
 #include "algorithms/sampling.h"
+#include "core/worker_threads.h"
 #include "reluopt/bounds.h"
 #include "reluopt/domain_sampler.h"
 #include "reluopt/mip_formulation.h"
@@ -253,7 +254,8 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
                                            context.root_values) == RelaxationOutcome::kSolved;
   const int rounds = root_solved ? options.walk.iterations : static_cast<int>(std::min<long>(
                                                                  options.sampling.samples, kMaxSampledWalks));
-  const int threads = std::clamp(resolve_threads(options.threads), 1, std::max(1, rounds));
+  WorkerThreads workers(std::clamp(resolve_threads(options.threads), 1, std::max(1, rounds)));
+  const int threads = std::max(1, workers.started());
   // Over several processes round i goes to thread i mod K T of the global numbering (reluopt/peers.h), and the
   // root's walk is the lead's.
   Peers* const peers = control.peers;
@@ -264,12 +266,13 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
     region_lp.set_stop_request(deadline.stop_request());
     walk(context, input_of(context, context.root_values), region_lp, deadline, shared);
   }
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t)
-    workers.emplace_back(walk_worker, std::cref(context), options.seed, first + t, all, rounds, root_solved,
-                         std::cref(deadline), std::ref(shared));
+  const auto work = [&](int t) {
+    walk_worker(context, options.seed, first + t, all, rounds, root_solved, deadline, shared);
+  };
+  workers.run(work);
+  if (workers.started() == 0) work(0);
   report_progress(problem, control, deadline, shared, threads);
-  for (std::thread& worker : workers) worker.join();
+  workers.join();
   SolveResult result;
   result.method = method_name(Method::kWalk);
   result.walks = shared.walks.load();

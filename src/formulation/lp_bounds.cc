@@ -29,9 +29,9 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <thread>
 
 #include "bounds/symbolic_bounds.h"
+#include "core/worker_threads.h"
 #include "reluopt/bounds.h"
 #include "reluopt/error.h"
 #include "reluopt/pattern_lp.h"
@@ -190,15 +190,13 @@ void tighten_layer(const Network& network, const Domain& domain, BoundMethod met
   const LpStart start = k == 0 ? LpStart::kSlackDual : LpStart::kWarmPrimal;
   LayerLps lps{relaxed.model, start, relaxed.layer_input, network.hidden_layer(k), method == BoundMethod::kProgressive,
                std::vector<double>(width, kInfinity), std::vector<double>(width, -kInfinity)};
-  // Contiguous blocks keep each thread's sequence of similar neurons together.
-  const std::size_t blocks = std::min<std::size_t>(threads, neurons.size());
+  // Contiguous blocks keep each thread's sequence of similar neurons together; this thread solves block 0.
+  WorkerThreads helpers(static_cast<int>(std::min<std::size_t>(threads, neurons.size())) - 1);
+  const std::size_t blocks = static_cast<std::size_t>(helpers.started()) + 1;
   auto block_start = [&](std::size_t t) { return t * neurons.size() / blocks; };
-  std::vector<std::thread> workers;
-  for (std::size_t t = 1; t < blocks; ++t)
-    workers.emplace_back(solve_block, std::ref(lps), std::cref(neurons), block_start(t), block_start(t + 1),
-                         std::cref(deadline));
+  helpers.run([&](int t) { solve_block(lps, neurons, block_start(t + 1), block_start(t + 2), deadline); });
   solve_block(lps, neurons, 0, block_start(1), deadline);
-  for (std::thread& worker : workers) worker.join();
+  helpers.join();
   for (int j = 0; j < width; ++j) {
     bounds.upper[k][j] = std::min(bounds.upper[k][j], lps.upper[j]);
     bounds.lower[k][j] = std::max(bounds.lower[k][j], lps.lower[j]);
@@ -217,8 +215,7 @@ NeuronBounds compute_bounds(const Network& network, const Domain& domain, const 
   const bool symbolic_pass = progressive && network.num_hidden_layers() > 1 && !deadline.expired();
   const NeuronBounds symbolic =
       symbolic_pass ? symbolic_bounds(network, domain.lower, domain.upper, &deadline) : NeuronBounds{};
-  const int threads =
-      options.threads > 0 ? options.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = resolve_threads(options.threads);
   NeuronBounds bounds;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     interval_layer(network, domain, k, bounds);

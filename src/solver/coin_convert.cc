@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "reluopt/run_control.h"
+
 namespace reluopt {
 
 namespace {
@@ -33,12 +35,9 @@ class StopEvents : public ClpEventHandler {
 }  // namespace
 
 void set_clp_limits(ClpSimplex& lp, const std::atomic<bool>* stop, double seconds) {
+  seconds = clock_seconds(seconds);
   const bool timed = std::isfinite(seconds);
-  const auto now = StopEvents::Clock::now();
-  const auto end = timed ? now + std::chrono::duration_cast<StopEvents::Clock::duration>(
-                                     std::chrono::duration<double>(std::max(seconds, 0.0)))
-                         : StopEvents::Clock::time_point::max();
-  StopEvents events(stop, end);
+  StopEvents events(stop, clock_deadline(StopEvents::Clock::now(), seconds));
   lp.passInEventHandler(&events);  // CLP keeps a clone
   lp.setMaximumWallSeconds(timed ? std::max(seconds, 0.01) : -1.0);
 }

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/worker_threads.h"
 #include "solver/cbc_mip.h"
 
 namespace reluopt {
@@ -108,14 +109,18 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
     separator = std::make_unique<HookedSeparator>(options.separator, run.get());
     run->options.separator = separator.get();
   }
-  std::thread worker([run, separator = std::shared_ptr<HookedSeparator>(std::move(separator)),
-                      worker_deadline = Deadline(deadline.remaining(), &run->stop)] {
+  const auto work = [run, separator = std::shared_ptr<HookedSeparator>(std::move(separator)),
+                      worker_deadline = Deadline(deadline.remaining(), &run->stop)](int) {
     MipSolution solution = solve_mip_cbc(run->model, worker_deadline, run->options);
     std::lock_guard<std::mutex> lock(run->done_mutex);
     run->solution = std::move(solution);
     run->done = true;
     run->done_signal.notify_all();
-  });
+  };
+  WorkerThreads worker(1);
+  worker.run(work);
+  // With no thread to spare, CBC runs here, and its own clock checks are all the time limit has.
+  if (worker.started() == 0) work(0);
   if (wait_for(*run, deadline)) {
     worker.join();
     return std::move(run->solution);

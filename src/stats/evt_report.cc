@@ -18,11 +18,11 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 #include <boost/math/distributions/chi_squared.hpp>
 
 #include "reluopt/error.h"
+#include "core/worker_threads.h"
 #include "stats/evt_internal.h"
 
 namespace reluopt {
@@ -33,8 +33,8 @@ constexpr std::size_t kMaxBins = 1000;
 
 // body(i) for i in [0, count) on `threads` threads (0: all cores); the first exception is rethrown.
 void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body) {
-  std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads) : std::thread::hardware_concurrency();
-  workers = std::clamp<std::size_t>(workers, 1, std::max<std::size_t>(count, 1));
+  const std::size_t workers =
+      std::clamp<std::size_t>(resolve_threads(threads), 1, std::max<std::size_t>(count, 1));
   std::atomic<std::size_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;
@@ -48,10 +48,10 @@ void parallel_for(std::size_t count, int threads, const std::function<void(std::
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  WorkerThreads helpers(static_cast<int>(workers) - 1);
+  helpers.run([&](int) { work(); });
   work();
-  for (std::thread& t : pool) t.join();
+  helpers.join();
   if (error) std::rethrow_exception(error);
 }
 

@@ -445,12 +445,28 @@ class Cli(unittest.TestCase):
     def test_unknown_method(self):
         self.assert_bad_input(["solve", self.model, "--method", "magic"], 2, "method")
 
+    def test_zero_threads_means_all_cores(self):
+        result, _ = self.solve(self.model, "--method", "sampling", "--samples", "50", "--threads", "0")
+        self.assertEqual(result["threads"], min(os.cpu_count(), 50))
+        result, _ = self.solve(self.model, "--method", "bab", "--threads", "0")
+        self.assertEqual(result["threads"], os.cpu_count())
+        vnnlib = os.path.join(FIXTURES, "vnnlib")
+        proc = self.run_tool("verify", os.path.join(vnnlib, "cls5.onnx"), os.path.join(vnnlib, "cls5_sat.vnnlib"),
+                             "--threads", "0", "--quiet")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout.splitlines()[0], "sat")
+        values = self.write_json("zero_threads.csv", "".join(f"{np.sin(i)}\n" for i in range(200)))
+        proc = self.run_tool("evt", values, "--threads", "0", "--quiet")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for command in (["solve", self.model], ["evt", values]):
+            self.assert_bad_input([*command, "--threads", "1025"], 2, "--threads")
+
     def test_command_line_errors(self):
         self.assert_bad_input(["solve", self.model, "--samples", "many"], 2, "--samples")
         self.assert_bad_input(["solve", self.model, "--frobnicate"], 2, "--frobnicate")
         self.assert_bad_input(["solve"], 2, "MODEL")
         self.assert_bad_input(["optimize", self.model], 2, "optimize")
-        self.assert_bad_input(["solve", self.model, "--threads", "0"], 2, "--threads")
+        self.assert_bad_input(["solve", self.model, "--threads", "-1"], 2, "--threads")
         self.assert_bad_input(["solve", self.model, "--time-limit", "-3"], 2, "--time-limit")
         self.assert_bad_input(["solve", self.model, "--method", "mip", "--bounds", "tight"], 2, "bound method")
         self.assert_bad_input(["solve", self.model, "--method", "mip", "--warm-start", "oracle"], 2, "--warm-start")

@@ -9,6 +9,7 @@ Usage: faults_test.py RELUOPT_BINARY FIXTURES_DIR EXAMPLES_DIR
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -23,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402
 from cli_test import forward, write_gemm_onnx, xavier_layers  # noqa: E402
 
-BINARY = sys.argv[1]
+BINARY, FIXTURES = sys.argv[1], sys.argv[2]
 
 
 def handles_signal(pid, signum):
@@ -142,6 +143,136 @@ class Faults(unittest.TestCase):
         if result["status"] != "no_solution":
             x = np.array(result["x"])
             self.assertAlmostEqual(result["objective"], float(forward(self.layers, x)[0]), delta=1e-9)
+
+    # ---- GNU timeout: SIGTERM to the process and to its group at once -------------------------------------
+    def slow_problem(self):
+        """A network that neither bab nor verify finishes in seconds, and a property of it."""
+        model, prop = self.path("slow.onnx"), self.path("slow.vnnlib")
+        if not os.path.exists(prop):
+            write_gemm_onnx(xavier_layers([12, 64, 64, 64, 64, 1], seed=11), model)
+            with open(prop, "w") as f:
+                f.write("".join(f"(declare-const X_{i} Real)\n" for i in range(12)) + "(declare-const Y_0 Real)\n")
+                f.write("".join(f"(assert (>= X_{i} -1.0))\n(assert (<= X_{i} 1.0))\n" for i in range(12)))
+                f.write("(assert (>= Y_0 5.0))\n")
+        return model, prop
+
+    def terminate_like_timeout(self, command):
+        """Runs `command` in a process group of its own, sends it SIGTERM twice 1 ms apart and once to the group
+        (as timeout does), and returns its stdout and exit code."""
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        wait_for_handler(proc, signal.SIGTERM)
+        time.sleep(0.3)  # into the run
+        os.kill(proc.pid, signal.SIGTERM)  # not proc.send_signal, which may reap the process between the signals
+        time.sleep(0.001)
+        os.kill(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, stderr)
+        return stdout
+
+    def test_signals_at_once_count_as_one(self):
+        model, prop = self.slow_problem()
+        for attempt in range(3):
+            result, doc = self.path(f"timeout{attempt}.txt"), self.path(f"timeout{attempt}.json")
+            stdout = self.terminate_like_timeout([BINARY, "verify", model, prop, "--result-file", result, "--json",
+                                                  doc, "--quiet"])
+            self.assertIn(stdout.splitlines()[0], ("unknown", "timeout", "sat", "unsat"))
+            with open(result) as f:
+                self.assertEqual(f.read(), stdout)
+            with open(doc) as f:
+                self.assertEqual(json.load(f)["status"], stdout.splitlines()[0])
+            out = self.path(f"bab{attempt}.json")
+            stdout = self.terminate_like_timeout([BINARY, "solve", model, "--method", "bab", "--json", out,
+                                                  "--quiet"])
+            self.assertIn("interrupted", stdout)
+            with open(out) as f:
+                self.assertEqual(json.load(f)["stopped_by"], "interrupted")
+
+    def test_a_deliberate_second_signal_still_ends_the_run(self):
+        model, _ = self.slow_problem()
+        proc = subprocess.Popen([BINARY, "solve", model, "--method", "bab", "--quiet"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        wait_for_handler(proc, signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:  # resent until it acts, past the window
+            time.sleep(1.5)
+            proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+        self.assertIn(proc.returncode, (0, -signal.SIGTERM))
+
+    # ---- stdout that cannot be written, outputs that would replace inputs ----------------------------------
+    def test_stdout_that_cannot_be_written_is_an_error(self):
+        sat = os.path.join(FIXTURES, "vnnlib", "cls5_sat.vnnlib")
+        commands = [["verify", os.path.join(FIXTURES, "vnnlib", "cls5.onnx"), sat, "--quiet"],
+                    ["solve", self.model, "--samples", "20", "--quiet"], ["--help"]]
+        for args in commands:
+            with open("/dev/full", "w") as full:
+                proc = subprocess.run([BINARY, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 1, args)
+            lines = proc.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, proc.stderr)
+            self.assertIn("cannot write to standard output", lines[0])
+
+    def test_an_output_may_not_replace_an_input_or_another_output(self):
+        model = self.path("kept.onnx")
+        shutil.copy(self.model, model)
+        with open(model, "rb") as f:
+            original = f.read()
+        os.link(model, self.path("hard_link.onnx"))
+        doc = self.path("twice.json")
+        vnnlib = os.path.join(FIXTURES, "vnnlib")
+        cases = [
+            (["solve", model, "--samples", "20", "--json", model], "--json", "the model"),
+            (["solve", model, "--samples", "20", "--json", self.path("hard_link.onnx")], "--json", "the model"),
+            (["solve", model, "--samples", "20", "--json", os.path.join(self.dir, ".", "kept.onnx")], "--json", "model"),
+            (["solve", model, "--samples", "20", "--json", doc, "--values-out", doc], "--values-out", "same file"),
+            (["verify", model, os.path.join(vnnlib, "cls5_sat.vnnlib"), "--json", doc, "--result-file", doc],
+             "--result-file", "same file"),
+            (["verify", os.path.join(vnnlib, "cls5.onnx"), os.path.join(vnnlib, "cls5_sat.vnnlib"), "--json",
+              os.path.join(vnnlib, "cls5_sat.vnnlib")], "--json", "the property"),
+        ]
+        for args, *words in cases:
+            self.assert_one_error_line(args, 2, *words)
+        with open(self.path("values.csv"), "w") as f:
+            f.write("sample,value\n" + "".join(f"{i},{np.sin(i)}\n" for i in range(200)))
+        self.assert_one_error_line(["evt", self.path("values.csv"), "--json", self.path("values.csv")], 2, "--json")
+        with open(model, "rb") as f:
+            self.assertEqual(f.read(), original)
+        self.assertFalse(os.path.exists(doc))
+        # Devices may be named twice.
+        proc = self.run_tool("solve", model, "--samples", "20", "--quiet", "--json", "/dev/null", "--values-out",
+                             "/dev/null")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    # ---- threads the system refuses -------------------------------------------------------------------------
+    def test_threads_beyond_an_address_space_limit_are_fewer_with_a_warning(self):
+        limit = 1 << 30  # 1 GB, as `ulimit -v 1048576` on a cluster node: room for about a hundred thread stacks
+
+        def limited():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        model, prop = self.slow_problem()
+        runs = [["solve", self.model, "--method", "bab", "--json", self.path("limited_bab.json")],
+                ["solve", self.model, "--method", "sampling", "--samples", "2000", "--json", self.path("limited.json")],
+                ["solve", self.model, "--samples", "300", "--time-limit", "20", "--json", self.path("limited.json")],
+                ["solve", self.model, "--method", "mip", "--bounds", "lp", "--json", self.path("limited.json")],
+                ["verify", model, prop, "--time-limit", "3"]]
+        for args in runs:
+            proc = subprocess.run([BINARY, *args, "--threads", "1000", "--quiet"], capture_output=True, text=True,
+                                  timeout=300, preexec_fn=limited)
+            self.assertEqual(proc.returncode, 0, f"{args}: {proc.stderr}")
+            warnings = [line for line in proc.stderr.splitlines() if " threads: " in line]
+            self.assertEqual(len(warnings), 1, proc.stderr)
+            self.assertRegex(warnings[0], r"^reluopt: warning: started \d+ of \d+ threads: .+")
+            if args[0] == "solve":
+                with open(args[args.index("--json") + 1]) as f:
+                    result = json.load(f)
+                self.assertLess(result["threads"], 1000)
+                self.assertNotEqual(result["status"], "no_solution")
+        with open(self.path("limited_bab.json")) as f:
+            self.assertEqual(json.load(f)["status"], "optimal")
 
     # ---- the clock starts with the command ----------------------------------------------------------------
     def test_a_limit_used_up_before_the_run_is_reported(self):

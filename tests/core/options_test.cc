@@ -43,6 +43,20 @@ TEST(Options, DefaultsAndBoundaryValuesAreAccepted) {
             "");
 }
 
+// 0 threads is all cores, as the range message and the README say; any time limit >= 0 is one (beyond a century,
+// none: reluopt/run_control.h).
+TEST(Options, ZeroThreadsAndHugeTimeLimitsAreAccepted) {
+  EXPECT_EQ(refusal([](SolveOptions& o) {
+              o.threads = 0;
+              o.mip.bounds.threads = 0;
+            }),
+            "");
+  for (double seconds : {1e10, 1e300, std::numeric_limits<double>::max()})
+    EXPECT_EQ(refusal([](SolveOptions&) {}, seconds), "") << seconds;
+  const std::string message = refusal([](SolveOptions& o) { o.threads = -1; });
+  EXPECT_NE(message.find("0: all cores"), std::string::npos) << message;
+}
+
 TEST(Options, EachBadNumberNamesFieldFlagAndValue) {
   struct Case {
     std::function<void(SolveOptions&)> change;

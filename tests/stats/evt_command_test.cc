@@ -83,7 +83,7 @@ TEST(EvtCommand, BadCommandLinesAreUsageErrors) {
   EXPECT_THROW(run_evt_command({"a.csv", "--eps=x"}), UsageError);
   EXPECT_THROW(run_evt_command({"a.csv", "--delta", "1"}), UsageError);
   EXPECT_THROW(run_evt_command({"a.csv", "b.csv"}), UsageError);
-  for (const char* threads : {"0", "1.5", "-2", "two"})
+  for (const char* threads : {"1025", "1.5", "-2", "two"})
     EXPECT_THROW(run_evt_command({"a.csv", "--threads", threads}), UsageError) << threads;
 }
 
