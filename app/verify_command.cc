@@ -160,18 +160,31 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   refuse_clashing_paths({{"the model", options.model}, {"the property", options.property}},
                         {{"--result-file", options.result_file}, {"--json", options.json_file}});
   const LoadedModel model = read_model(options.model);
-  const VnnlibProperty property = read_vnnlib(options.property);
-  VerifyOptions verify_options = options.verify;
-  verify_options.property_file = options.property;
-  RunControl control;
-  control.stop = stop;
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  control.time_limit = std::max(0.0, options.time_limit - elapsed);
-  control.peers = peers;
-  VerifyResult result = verify(model.network, property, verify_options, control);
+  const auto seconds_since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // Over several processes each reads the whole property, so that all of them verify the same one.
+  const Deadline reading =
+      peers == nullptr ? Deadline(options.time_limit - seconds_since_start(), stop) : Deadline();
+  VerifyResult result;
+  try {
+    const VnnlibProperty property = read_vnnlib(options.property, reading);
+    VerifyOptions verify_options = options.verify;
+    verify_options.property_file = options.property;
+    RunControl control;
+    control.stop = stop;
+    control.time_limit = std::max(0.0, options.time_limit - seconds_since_start());
+    control.peers = peers;
+    result = verify(model.network, property, verify_options, control);
+  } catch (const ReadStopped& stopped) {
+    // A property too big to read in time is undecided, and reported as such: `timeout` when the time ran out,
+    // `unknown` when a stop was asked for (docs/VERIFY.md).
+    if (!options.quiet) std::cerr << "reluopt: " << stopped.what() << "\n";
+    result.status = reading.interrupted() ? VerifyStatus::kUnknown : VerifyStatus::kTimeout;
+  }
+  result.seconds = seconds_since_start();
   output_begins();
   if (peers != nullptr && !peers->lead()) return 0;
-  result.seconds += elapsed;
   const std::string text = result_text(result);
   std::cout << text << std::flush;
   if (!options.quiet) print_cases(result);

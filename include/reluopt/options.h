@@ -75,8 +75,8 @@ struct EnhancedOptions {
   // With a time limit (and no stop rule), the run ends with a prover started from the best point Algorithm 2
   // found: Algorithm 2 gets at most the first 1 - mip_share of the time and the prover the rest of it, until the
   // limit or a proof, so one run reports a point and a certified gap. 0: Algorithm 2 alone. 0.25 by
-  // measurement (closing note of session 4: with the big-M MIP as the prover, 1x100 d=750, 60 s, seed 777:
-  // 13.31 against 12.97 without it).
+  // measurement: with the big-M MIP as the prover, 1x100 d=750, 60 s, seed 777, the run reaches 13.31 against
+  // 12.97 without it.
   double mip_share = 0.25;
   Prover prover = Prover::kBab;
 };

@@ -185,8 +185,8 @@ def solve(model: Any, lower: Optional[Sequence[float]] = None, upper: Optional[S
     Raises reluopt.Error (a ValueError) on bad input, with the command line's message. Ctrl-C stops the run within
     a second and raises KeyboardInterrupt with the incumbent as ``e.result``."""
     core_model, name = to_core_model(model)
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
-        raise Error(f"threads must be an integer >= 1 (None: all cores), not {threads!r}")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0):
+        raise Error(f"threads must be an integer >= 0 (0 or None: all cores), not {threads!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise Error(f"seed must be an integer in [0, 2**64), not {seed!r}")
     if not isinstance(method, str):

@@ -67,7 +67,7 @@ constexpr int kSeedPoints = 16;
 // bound most, and takes the widest unless another takes more than kMinInputProgress of the node's gap off its
 // bound. On the hardest boxes of the 5 -> 6x50 -> 5 network (three inputs over their whole range, 30 s): 3
 // candidates beat 2 and 5; with a minimum progress of 0.2 boxes 02, 07 and 12 end optimal (gaps 1e-11), with 0.05
-// at gaps 1.9e-6, 1.1e-4, 9.4e-4, with 0.5 at 0.11, 0.93, 0.19 (closing note of issue 11).
+// at gaps 1.9e-6, 1.1e-4, 9.4e-4, with 0.5 at 0.11, 0.93, 0.19 (bench/results/bab_input_split.md).
 constexpr int kStrongInputCandidates = 3;
 constexpr double kMinInputProgress = 0.2;
 

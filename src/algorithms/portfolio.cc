@@ -185,7 +185,13 @@ SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& opt
   search_options.threads = split.search_threads;
   RunControl search_control = control;
   search_control.exchange = &search_seat;
-  SolveResult result = run_sampling(problem, search_options, deadline, search_control, searcher, climbers);
+  SolveResult result;
+  try {
+    result = run_sampling(problem, search_options, deadline, search_control, searcher, climbers);
+  } catch (...) {
+    stop.store(true);  // the walk ends before `beside` joins it
+    throw;
+  }
   stop.store(true);
   beside.join();
   result.threads += walk.walk.threads;  // each as many as started

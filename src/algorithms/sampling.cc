@@ -311,7 +311,13 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   };
   workers.run(work);
   if (workers.started() == 0) work(0);
-  watch_workers(problem, control, deadline, threads, shared);
+  try {
+    watch_workers(problem, control, deadline, threads, shared);
+  } catch (...) {
+    // The workers use `shared` and `gate`, which are destroyed before `workers`: join them first.
+    workers.join();
+    throw;
+  }
   workers.join();
   const RunTally tally =
       run_tally(problem, control, deadline, !improver, options.sampling.record_values, shared);

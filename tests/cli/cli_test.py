@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from under_way import read_until_closed, start_under_way  # noqa: E402
 
 BINARY, FIXTURES, EXAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -230,11 +232,11 @@ class Cli(unittest.TestCase):
 
     def test_ctrl_c_still_reports_the_incumbent(self):
         out = self.path("interrupted.json")
-        proc = subprocess.Popen([BINARY, "solve", self.model, "--samples", "1000000000", "--json", out, "--quiet"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+        proc, terminal = start_under_way([BINARY, "solve", self.model, "--samples", "1000000000", "--json", out],
+                                         samples=1, stdout=subprocess.PIPE)
         proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=30)
+        stderr = read_until_closed(terminal)
+        stdout, _ = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 0, stderr)
         self.assertIn("interrupted", stdout)
         with open(out) as f:

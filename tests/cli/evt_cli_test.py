@@ -9,38 +9,18 @@ Usage: evt_cli_test.py RELUOPT_BINARY EXAMPLES_DIR
 import json
 import os
 import pty
-import re
-import select
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from under_way import HANG, read_until_closed, start_under_way  # noqa: E402
+
 BINARY, EXAMPLES = sys.argv[1], sys.argv[2]
-HANG = 60  # seconds after which a run counts as hung
-PROGRESS = re.compile(r"samples (\d+)  LPs \d+  incumbent (\S+)")
-
-
-def read_until_closed(terminal):
-    """Everything left on a pseudo-terminal's reading end until the process on the other end has closed it (a
-    process that writes there never blocks on a full terminal meanwhile); closes it."""
-    seen, deadline = b"", time.monotonic() + HANG
-    try:
-        while time.monotonic() < deadline:
-            if not select.select([terminal], [], [], 1.0)[0]:
-                continue
-            chunk = os.read(terminal, 4096)
-            if not chunk:
-                break
-            seen += chunk
-    except OSError:  # the terminal closed
-        pass
-    os.close(terminal)
-    return seen.decode(errors="replace")
 
 
 class EvtCli(unittest.TestCase):
@@ -90,25 +70,7 @@ class EvtCli(unittest.TestCase):
         return self.write(f"objective_{weight}.json", json.dumps({"weights": [weight]}))
 
     def start_under_way(self, args, samples):
-        """Starts `reluopt ARGS` with stderr on a terminal, so that it draws its progress line, and returns the
-        process and the terminal's reading end once the line counts `samples` samples and an incumbent: the run is
-        under way, and so is its Ctrl-C handler, which is in place before the run starts."""
-        terminal, stderr = pty.openpty()
-        proc = subprocess.Popen([BINARY, *args], stdout=subprocess.DEVNULL, stderr=stderr)
-        os.close(stderr)
-        seen, deadline = "", time.monotonic() + HANG
-        while time.monotonic() < deadline and proc.poll() is None:
-            if not select.select([terminal], [], [], 1.0)[0]:
-                continue
-            try:
-                seen = (seen + os.read(terminal, 4096).decode(errors="replace"))[-4096:]
-            except OSError:  # the terminal closed
-                break
-            if any(int(count) >= samples and incumbent != "-" for count, incumbent in PROGRESS.findall(seen)):
-                return proc, terminal
-        proc.kill()
-        proc.wait()
-        self.fail(f"no progress line with {samples} samples and an incumbent: {read_until_closed(terminal)!r}")
+        return start_under_way([BINARY, *args], samples)
 
     # ---- values of any magnitude --------------------------------------------------------------------
     def test_evt_of_values_near_1e200_is_the_ordinary_report_scaled(self):

@@ -74,6 +74,18 @@ class VerifyCli(unittest.TestCase):
     def test_zero_time_is_timeout(self):
         self.assertEqual(self.verify(MODEL, SAT, "--time-limit", "0", "-q").stdout, "timeout\n")
 
+    def test_a_property_not_read_in_time_is_a_timeout_with_its_result(self):
+        # The reader watches the limit: 200,000 distinct asserts at --time-limit 0 stop within the file's first
+        # few thousand tokens, and the answer is still written.
+        result, doc = self.path("unread.txt"), self.path("unread.json")
+        asserts = "".join(f"(assert (<= Y_0 {1000 + i}))\n" for i in range(200000))
+        prop = self.big_property("unread.vnnlib", asserts)
+        proc = self.verify(MODEL, prop, "--time-limit", "0", "--result-file", result, "--json", doc)
+        self.assertEqual(proc.stdout, "timeout\n")
+        self.assertIn("reading stopped: the time limit ran out", proc.stderr)
+        self.assertEqual(open(result).read(), "timeout\n")
+        self.assertEqual(json.load(open(doc))["status"], "timeout")
+
     def test_bad_input(self):
         bad = self.path("bad.vnnlib")
         with open(bad, "w") as f:

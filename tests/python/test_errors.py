@@ -44,7 +44,7 @@ def test_unknown_options_are_named(net):
     ({"local_search": "walk"}, "walk"),
     ({"stop_rule": 0.1}, "option 'stop_rule' takes a pair"),
     ({"method": "simplex"}, "simplex"),
-    ({"threads": 0}, "threads must be an integer >= 1"),
+    ({"threads": -1}, "threads must be an integer >= 0"),
     ({"threads": 5000}, "threads \\(--threads\\) must be between 1 and 1024"),
     ({"seed": -1}, "seed must be an integer"),
     ({"time_limit": float("nan")}, "time_limit \\(--time-limit\\) must be"),
@@ -149,6 +149,11 @@ def test_rows_without_a_box_say_the_box_is_missing(net, kwargs):
 def test_integers_out_of_range_are_named(net, kwargs, message):
     with raises(message):
         reluopt.solve(net, **{**BOX, **kwargs})
+
+
+def test_zero_threads_means_all_cores(net):
+    result = reluopt.solve(net, **BOX, samples=50, threads=0, method="sampling")
+    assert result.samples == 50 and result.threads >= 1
 
 
 def test_numpy_integers_are_integers(net):
