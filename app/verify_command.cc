@@ -102,7 +102,8 @@ std::string result_json(const VerifyResult& result, const VerifyCommandOptions& 
                                  {"constraints_read", report.constraints_read},
                                  {"disjuncts", report.disjuncts},
                                  {"constraints", report.constraints},
-                                 {"runs", report.runs}}}});
+                                 {"runs", report.runs},
+                                 {"constraints_left_out", report.constraints_left_out}}}});
   nlohmann::json doc = {{"status", verify_status_name(result.status)},
                         {"model", options.model},
                         {"property", options.property},
@@ -120,9 +121,12 @@ void print_cases(const VerifyResult& result) {
   for (std::size_t k = 0; k < result.cases.size(); ++k) {
     const VerifyCaseReport& report = result.cases[k];
     // Folding (docs/VERIFY.md) is mentioned when it left out constraints or split the disjuncts.
-    const std::string folded = report.constraints == report.constraints_read && report.runs <= 1 ? "" :
+    const std::string folded =
+        report.constraints == report.constraints_read && report.runs <= 1 && report.constraints_left_out == 0 ? "" :
         " (folded: " + std::to_string(report.constraints) + " of " + std::to_string(report.constraints_read) +
-        " output constraints left, " + std::to_string(report.runs) + (report.runs == 1 ? " run)" : " runs)");
+        " output constraints left, " + std::to_string(report.runs) + (report.runs == 1 ? " run" : " runs") +
+        (report.constraints_left_out == 0 ? ")" :
+             ", " + std::to_string(report.constraints_left_out) + " of the least binding left out of the runs)");
     std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s%s\n", k,
                  std::isfinite(report.best_margin) ? number(report.best_margin).c_str() : "none",
                  report.bound ? number(*report.bound).c_str() : "none", report.seconds, folded.c_str());

@@ -25,12 +25,16 @@ std::string verify_status_name(VerifyStatus status);  // "sat", "unsat", "unknow
 inline constexpr double kUnsatMargin = 1e-4;
 
 // The compiled max-min layers (core/max_min_network.h) of one run of verify may take at most this many bytes:
-// more disjuncts are verified in several runs, and a single conjunction beyond it is refused. The layers grow as
+// more disjuncts are verified in several runs, and a single conjunction beyond it runs on its
+// kMostBindingConstraints most binding constraints. The layers grow as
 // the square of the constraints (about 1600 single-constraint terms fit over a last hidden layer of 32); the
 // search and the prover hold a few copies of them and their bounds: a run near the budget (1600 terms on
 // cls5.onnx) peaks at 140-170 MB, and its compile and set-up take well under a second, so that the time limit
 // holds (bench/results/verify_big_property.md).
 inline constexpr double kMaxMinBudgetBytes = 64e6;
+// The constraints a conjunction too big for one run keeps in its run: the prover's bound through a min tree
+// loosens with its depth, and a proof that the conjunction cannot hold rests on its most binding few.
+inline constexpr std::size_t kMostBindingConstraints = 64;
 
 struct VerifyOptions {
   int threads = 0;         // 0: all cores; the search and the prover share them
@@ -45,8 +49,10 @@ struct VerifyCaseReport {
   bool decided = false;         // a counterexample (margin >= 0, re-checked) or bound < -kUnsatMargin
   double seconds = 0.0;
   // Output disjuncts and constraints in the file, those left after folding (fold_case), and the runs that
-  // verified them.
+  // verified them. A conjunction too big for one run runs on its most binding constraints: the others are
+  // left out of the runs (a proof still holds; a point still has to satisfy them all to be sat).
   std::size_t disjuncts_read = 0, constraints_read = 0, disjuncts = 0, constraints = 0, runs = 0;
+  std::size_t constraints_left_out = 0;
 };
 
 struct VerifyResult {
@@ -73,6 +79,7 @@ struct FoldedCase {
   // With conjunctions dropped as never holding: a proven upper bound on their margin (below -kUnsatMargin).
   std::optional<double> dropped_bound;
   bool complete = true;  // false when `deadline` passed before the end (`folded` is then not to be used)
+  Eigen::VectorXd output_lower, output_upper;  // the sound bounds on the outputs over the box that folding used
 };
 
 // The bounds on the outputs are symbolic (docs/MATH.md section 10) for at most `bounds_seconds`, interval

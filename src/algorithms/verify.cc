@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <future>
+#include <functional>
 #include <limits>
 #include <map>
 #include <utility>
@@ -305,51 +306,74 @@ double compiled_bytes(const Network& network, const std::vector<Conjunction>& di
   return detail::max_min_bytes(network.output_layer().weights.cols(), terms);
 }
 
-int first_line(const Conjunction& conjunction) {
-  int line = conjunction.front().line;
-  for (const OutputConstraint& c : conjunction) line = std::min(line, c.line);
-  return line;
+// The largest n for which fits(n) holds, with fits(1) true and fits monotone: doubling, then bisection.
+std::size_t largest_fitting(std::size_t most, const std::function<bool(std::size_t)>& fits) {
+  std::size_t good = 1, bad = most + 1;  // `good` fit, `bad` do not (or are more than `most`)
+  while (good < most) {
+    const std::size_t next = std::min(most, 2 * good);
+    if (!fits(next)) {
+      bad = next;
+      break;
+    }
+    good = next;
+  }
+  while (bad - good > 1) {
+    const std::size_t middle = good + (bad - good) / 2;
+    (fits(middle) ? good : bad) = middle;
+  }
+  return good;
 }
 
-std::string megabytes(double bytes) {
-  return std::to_string(static_cast<long long>(std::ceil(bytes / 1e6))) + " MB";
+// Conjunctions are held in DirectionLess order of their constraints (contains() relies on it).
+bool direction_less(const OutputConstraint& a, const OutputConstraint& b) {
+  return DirectionLess()(a.weights, b.weights);
 }
 
-// The folded case's disjuncts in runs of consecutive ones, each as many as fit kMaxMinBudgetBytes (found by
-// doubling, then bisection). A conjunction that does not fit alone is refused.
-std::vector<VnnlibCase> split_runs(const Network& network, VnnlibCase folded, const std::string& source,
-                                   std::size_t k) {
+// Of a conjunction too big to compile, the kMostBindingConstraints (at most, within kMaxMinBudgetBytes) nearest
+// to failing everywhere on the box (the largest lower bounds of g over the output bounds y). Their unsafe set
+// contains the conjunction's and their margin is at least its margin, so a proof or a bound on them holds for
+// the whole conjunction; a point counts as sat only when it satisfies the case as read (take_point), so the
+// constraints left out cannot make an answer wrong, only leave it undecided.
+Conjunction most_binding(const Network& network, const Conjunction& conjunction, const OutputRange& y) {
+  const Eigen::Index width = network.output_layer().weights.cols();
+  const std::size_t most = std::min(conjunction.size(), kMostBindingConstraints);
+  const std::size_t count = largest_fitting(
+      most, [&](std::size_t n) { return n == 1 || detail::max_min_bytes(width, {n}) <= kMaxMinBudgetBytes; });
+  std::vector<std::pair<double, std::size_t>> order;  // (-lower bound of g, index)
+  for (std::size_t i = 0; i < conjunction.size(); ++i)
+    order.emplace_back(-constraint_range(conjunction[i], y).first, i);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end());
+  Conjunction kept;
+  for (std::size_t i = 0; i < count; ++i) kept.push_back(conjunction[order[i].second]);
+  std::sort(kept.begin(), kept.end(), direction_less);
+  return kept;
+}
+
+// The folded case's disjuncts in runs of consecutive ones, each as many as fit kMaxMinBudgetBytes. A conjunction
+// that does not fit alone runs on its most binding constraints (most_binding), alone.
+std::vector<VnnlibCase> split_runs(const Network& network, VnnlibCase folded, const OutputRange& y,
+                                   std::size_t& relaxed, std::vector<Conjunction>& whole) {
   std::vector<Conjunction>& d = folded.unsafe;
   const auto fits = [&](std::size_t begin, std::size_t count) {
     return compiled_bytes(network, d, begin, begin + count) <= kMaxMinBudgetBytes;
   };
   std::vector<VnnlibCase> runs;
   for (std::size_t begin = 0; begin < d.size();) {
-    if (!fits(begin, 1))
-      throw Error(source + " line " + std::to_string(first_line(d[begin])) + ": box " + std::to_string(k) +
-                  " has a conjunction of " + std::to_string(d[begin].size()) +
-                  " output constraints left after folding, whose max-min layers would take " +
-                  megabytes(compiled_bytes(network, d, begin, begin + 1)) + ", above the " +
-                  megabytes(kMaxMinBudgetBytes) + " a run of verify may compile (docs/VERIFY.md)");
-    const std::size_t left = d.size() - begin;
-    std::size_t good = 1, bad = left + 1;  // `good` disjuncts fit, `bad` do not (or are more than are left)
-    while (good < left) {
-      const std::size_t next = std::min(left, 2 * good);
-      if (!fits(begin, next)) {
-        bad = next;
-        break;
-      }
-      good = next;
+    if (!fits(begin, 1)) {
+      runs.push_back(VnnlibCase{folded.box, {most_binding(network, d[begin], y)}});
+      relaxed += d[begin].size() - runs.back().unsafe[0].size();
+      whole.resize(runs.size());
+      whole.back() = std::move(d[begin]);
+      ++begin;
+      continue;
     }
-    while (bad - good > 1) {
-      const std::size_t middle = good + (bad - good) / 2;
-      (fits(begin, middle) ? good : bad) = middle;
-    }
+    const std::size_t good = largest_fitting(d.size() - begin, [&](std::size_t n) { return fits(begin, n); });
     VnnlibCase run{folded.box, {}};
     for (std::size_t i = begin; i < begin + good; ++i) run.unsafe.push_back(std::move(d[i]));
     runs.push_back(std::move(run));
     begin += good;
   }
+  whole.resize(runs.size());
   return runs;
 }
 
@@ -375,6 +399,7 @@ void check_magnitudes(const VnnlibCase& folded, const std::string& source, std::
 struct CasePlan {
   VerifyCaseReport counts;
   std::vector<VnnlibCase> runs;
+  std::vector<Conjunction> whole;  // per run: the whole conjunction a run on its most binding ones stands for
   std::optional<double> dropped_bound;
   bool complete = true;
 };
@@ -391,9 +416,56 @@ CasePlan plan_case(const Network& network, const VnnlibCase& property_case, cons
   plan.counts.disjuncts = fold.folded.unsafe.size();
   plan.counts.constraints = count_constraints(fold.folded.unsafe);
   check_magnitudes(fold.folded, source, k);
-  plan.runs = split_runs(network, std::move(fold.folded), source, k);
+  plan.runs = split_runs(network, std::move(fold.folded), OutputRange{fold.output_lower, fold.output_upper},
+                         plan.counts.constraints_left_out, plan.whole);
   plan.counts.runs = plan.runs.size();
   return plan;
+}
+
+// One run of the search and the prover on `group` (compiled within kMaxMinBudgetBytes), for at most `seconds`;
+// its points go to take_point. nullopt when the deadline passed while compiling.
+std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& property, std::size_t k,
+                                 const VnnlibCase& group, const VerifyOptions& options, const Deadline& case_clock,
+                                 const RunControl& control, std::size_t channel, double seconds,
+                                 VerifyCaseReport& report, VerifyResult& result) {
+  const Objective margin = margin_objective(group, property.num_outputs);
+  margin.validate(property.num_outputs);
+  const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
+  if (!compiled) return std::nullopt;
+  CaseRun run = run_case(*compiled, group.box, options, std::max(0.0, seconds), control.stop, control.peers,
+                         static_cast<int>(channel));
+  take_point(network, property.cases[k], margin, run.search, report, result);
+  take_point(network, property.cases[k], margin, run.prover, report, result);
+  return run;
+}
+
+// Adds to `subset` the constraints of `whole` that the points (inputs; empty ones skipped) violate most, up to
+// kMostBindingConstraints more and within kMaxMinBudgetBytes, kept in DirectionLess order. False when none is
+// added: the points violate none outside the subset, or the budget is full.
+bool add_violated(const Network& network, const Conjunction& whole, const std::vector<Eigen::VectorXd>& points,
+                  Conjunction& subset) {
+  const auto in_subset = [&](const OutputConstraint& c) {
+    const auto it = std::lower_bound(subset.begin(), subset.end(), c, direction_less);
+    return it != subset.end() && !direction_less(c, *it);
+  };
+  std::vector<std::pair<double, std::size_t>> violated;  // (-violation, index in whole)
+  for (const Eigen::VectorXd& x : points) {
+    if (x.size() == 0) continue;
+    const Eigen::VectorXd y = network.forward(x);
+    for (std::size_t i = 0; i < whole.size(); ++i)
+      if (whole[i].value(y) > 0.0 && !in_subset(whole[i])) violated.emplace_back(-whole[i].value(y), i);
+  }
+  std::sort(violated.begin(), violated.end());
+  const Eigen::Index width = network.output_layer().weights.cols();
+  const std::size_t before = subset.size();
+  for (const auto& [minus_violation, i] : violated) {
+    if (subset.size() - before >= kMostBindingConstraints ||
+        detail::max_min_bytes(width, {subset.size() + 1}) > kMaxMinBudgetBytes)
+      break;
+    if (in_subset(whole[i])) continue;  // violated at two points
+    subset.insert(std::lower_bound(subset.begin(), subset.end(), whole[i], direction_less), whole[i]);
+  }
+  return subset.size() > before;
 }
 
 // Runs the plan's runs in turn on case k, each with an equal share of the case's time left, channels
@@ -409,22 +481,25 @@ void run_plan(const Network& network, const VnnlibProperty& property, std::size_
       bounded = false;
       break;
     }
-    const VnnlibCase& group = plan.runs[r];
-    const Objective margin = margin_objective(group, property.num_outputs);
-    margin.validate(property.num_outputs);
-    // Compiled once for the search and the prover (within kMaxMinBudgetBytes).
-    const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
-    if (!compiled) {
-      bounded = false;
-      break;
+    VnnlibCase group = plan.runs[r];
+    // A run on a conjunction's most binding constraints goes on, while it is undecided, with the constraints its
+    // points violate added (one process: the runs' channels over several are fixed in advance).
+    const bool lazy = !plan.whole[r].empty() && control.peers == nullptr;
+    std::optional<double> run_bound;
+    for (;;) {
+      const std::optional<CaseRun> run =
+          run_group(network, property, k, group, options, case_clock, control, channel + r,
+                    case_clock.remaining() / static_cast<double>(plan.runs.size() - r), report, result);
+      if (!run) break;
+      // Each run's bound holds for the whole conjunction: the tightest is kept.
+      if (run->prover.bound) run_bound = std::min(run_bound.value_or(kInfinity), *run->prover.bound);
+      const bool decided = result.status == VerifyStatus::kSat || (run_bound && *run_bound < -kUnsatMargin);
+      if (!lazy || decided || case_clock.expired() ||
+          !add_violated(network, plan.whole[r], {run->search.x, run->prover.x}, group.unsafe[0]))
+        break;
     }
-    const double seconds = std::max(0.0, case_clock.remaining() / static_cast<double>(plan.runs.size() - r));
-    const CaseRun run = run_case(*compiled, group.box, options, seconds, control.stop, control.peers,
-                                 static_cast<int>(channel + r));
-    take_point(network, property.cases[k], margin, run.search, report, result);
-    take_point(network, property.cases[k], margin, run.prover, report, result);
-    if (run.prover.bound) bound = std::max(bound.value_or(-kInfinity), *run.prover.bound);
-    bounded = bounded && run.prover.bound.has_value();
+    if (run_bound) bound = std::max(bound.value_or(-kInfinity), *run_bound);
+    bounded = bounded && run_bound.has_value();
   }
   if (bounded) report.bound = bound;
 }
@@ -464,6 +539,8 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
   }
   const Deadline bounds_deadline = deadline ? deadline->limited(bounds_seconds) : Deadline(bounds_seconds, nullptr);
   const OutputRange y = output_range(network, property_case.box, &bounds_deadline);
+  out.output_lower = y.lower;
+  out.output_upper = y.upper;
   std::vector<Conjunction> kept;
   for (const Conjunction& conjunction : property_case.unsafe) {
     if (deadline && deadline->expired()) {
@@ -493,7 +570,7 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
   const std::string source =
       options.property_file.empty() ? "the property" : "VNN-LIB file '" + options.property_file + "'";
   const std::size_t n = property.cases.size();
-  // Every case is folded and split before any run, so that a property too big is refused before anything else.
+  // Every case is folded and split before any run, so that a constraint an LP cannot take is refused first.
   // Over several processes the bounds are interval ones, which every process computes alike.
   std::vector<CasePlan> plans;
   for (std::size_t k = 0; k < n; ++k) {

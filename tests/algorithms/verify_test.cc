@@ -245,18 +245,78 @@ TEST(Verify, ManyDisjunctsRunInGroupsWithinTheBudget) {
   }
 }
 
-// A conjunction cannot be split: 3000 constraints of distinct directions are refused before anything runs.
-TEST(Verify, ConjunctionBeyondTheBudgetIsRefused) {
-  const Network network = testing::random_network(2, {4}, 3, 9);
-  const VnnlibProperty property{2, 3, {unit_case(random_disjuncts(network, 3000, true))}};
-  try {
-    run_property(network, property);
-    FAIL() << "a conjunction of 3000 constraints was compiled";
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("VNN-LIB file 'p.vnnlib' line 1: box 0 has a conjunction of 3000 output constraints"),
-              std::string::npos) << what;
+// y = x on [0,1]^2: one hidden ReLU layer and the output layer are the identity.
+Network identity_network() {
+  return Network({DenseLayer{Eigen::MatrixXd::Identity(2, 2), Eigen::VectorXd::Zero(2)},
+                  DenseLayer{Eigen::MatrixXd::Identity(2, 2), Eigen::VectorXd::Zero(2)}});
+}
+
+// `count` constraints a^T y <= t of random directions on y in [0,1]^2, each cutting off a strip 5% wide at the
+// corner where a^T y is largest: no output bound decides them, and each is far from failing everywhere.
+std::vector<OutputConstraint> corner_cuts(int count) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  std::vector<OutputConstraint> cuts;
+  for (int k = 0; k < count; ++k) {
+    const Eigen::Vector2d a(normal(rng), normal(rng));
+    const double high = a.cwiseMax(0.0).sum(), low = a.cwiseMin(0.0).sum();
+    cuts.push_back(constraint(a, -(high - 0.05 * (high - low)), k + 3));
   }
+  return cuts;
+}
+
+// A conjunction too big to compile runs on its most binding constraints: here y_0 >= 0.6 and y_0 <= 0.4, which
+// no point satisfies together, are among them, and their proof is the whole conjunction's.
+TEST(Verify, ConjunctionBeyondTheBudgetIsProvenOnItsMostBindingConstraints) {
+  std::vector<OutputConstraint> conjunction = corner_cuts(3000);
+  conjunction.push_back(constraint(Eigen::Vector2d(-1.0, 0.0), 0.6, 1));   // y_0 >= 0.6
+  conjunction.push_back(constraint(Eigen::Vector2d(1.0, 0.0), -0.4, 2));   // y_0 <= 0.4
+  const VnnlibProperty property{2, 2, {unit_case({conjunction})}};
+  const VerifyResult result = run_property(identity_network(), property);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_EQ(result.cases[0].constraints, 3002u);
+  EXPECT_GT(result.cases[0].constraints_left_out, 0u);
+  EXPECT_EQ(result.cases[0].runs, 1u);
+  EXPECT_EQ(result.status, VerifyStatus::kUnsat);
+  ASSERT_TRUE(result.cases[0].bound.has_value());
+  EXPECT_LT(*result.cases[0].bound, -kUnsatMargin);
+}
+
+// The same conjunction with y_0 >= 0.6 and y_1 >= 0.6 has points, e.g. y = (0.8, 0.8): a point is sat only when
+// it satisfies all 3002 constraints, those left out of the run too.
+TEST(Verify, ConjunctionBeyondTheBudgetIsSatOnlyWithEveryConstraint) {
+  std::vector<OutputConstraint> conjunction = corner_cuts(3000);
+  conjunction.push_back(constraint(Eigen::Vector2d(-1.0, 0.0), 0.6, 1));  // y_0 >= 0.6
+  conjunction.push_back(constraint(Eigen::Vector2d(0.0, -1.0), 0.6, 2));  // y_1 >= 0.6
+  const VnnlibProperty property{2, 2, {unit_case({conjunction})}};
+  const VerifyResult result = run_property(identity_network(), property);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_GT(result.cases[0].constraints_left_out, 0u);
+  ASSERT_EQ(result.status, VerifyStatus::kSat);
+  for (const OutputConstraint& c : conjunction) EXPECT_TRUE(c.holds(result.y)) << "line " << c.line;
+}
+
+// 3000 constraints a_i^T y <= a_i^T y_c + 0.01 (1 + u_i) of random directions, which every output near y_c (the
+// outputs at a point away from the box's centre) satisfies: the maximizer of the 64 most binding ones violates others, so the run
+// goes on with those added until its point satisfies them all.
+TEST(Verify, ConjunctionBeyondTheBudgetAddsTheConstraintsItsPointsViolate) {
+  const Network network = testing::random_network(5, {16, 8}, 3, 21);
+  const Eigen::VectorXd off_centre = (Eigen::VectorXd(5) << 0.2, 0.7, 0.4, 0.9, 0.3).finished();
+  const Eigen::VectorXd centre = network.forward(off_centre);
+  std::mt19937_64 rng(13);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  std::vector<OutputConstraint> conjunction;
+  for (int k = 0; k < 3000; ++k) {
+    const Eigen::Vector3d a(normal(rng), normal(rng), normal(rng));
+    conjunction.push_back(constraint(a, -(a.dot(centre) + 0.01 * (1.0 + uniform(rng))), k + 1));
+  }
+  const VnnlibProperty property{5, 3, {VnnlibCase{Domain::unit_box(5), {conjunction}}}};
+  const VerifyResult result = run_property(network, property);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_GT(result.cases[0].constraints_left_out, 0u);
+  ASSERT_EQ(result.status, VerifyStatus::kSat);
+  for (const OutputConstraint& c : conjunction) EXPECT_TRUE(c.holds(result.y)) << "line " << c.line;
 }
 
 }  // namespace
