@@ -423,19 +423,22 @@ CasePlan plan_case(const Network& network, const VnnlibCase& property_case, cons
 }
 
 // One run of the search and the prover on `group` (compiled within kMaxMinBudgetBytes), for at most `seconds`;
-// its points go to take_point. nullopt when the deadline passed while compiling.
+// its points go to take_point, their margins measured on the whole conjunction when the group holds some of its
+// constraints only (`whole` not empty). nullopt when the deadline passed while compiling.
 std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& property, std::size_t k,
-                                 const VnnlibCase& group, const VerifyOptions& options, const Deadline& case_clock,
-                                 const RunControl& control, std::size_t channel, double seconds,
-                                 VerifyCaseReport& report, VerifyResult& result) {
+                                 const VnnlibCase& group, const Conjunction& whole, const VerifyOptions& options,
+                                 const Deadline& case_clock, const RunControl& control, std::size_t channel,
+                                 double seconds, VerifyCaseReport& report, VerifyResult& result) {
   const Objective margin = margin_objective(group, property.num_outputs);
   margin.validate(property.num_outputs);
   const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
   if (!compiled) return std::nullopt;
   CaseRun run = run_case(*compiled, group.box, options, std::max(0.0, seconds), control.stop, control.peers,
                          static_cast<int>(channel));
-  take_point(network, property.cases[k], margin, run.search, report, result);
-  take_point(network, property.cases[k], margin, run.prover, report, result);
+  const Objective measured =
+      whole.empty() ? margin : margin_objective(VnnlibCase{group.box, {whole}}, property.num_outputs);
+  take_point(network, property.cases[k], measured, run.search, report, result);
+  take_point(network, property.cases[k], measured, run.prover, report, result);
   return run;
 }
 
@@ -488,7 +491,7 @@ void run_plan(const Network& network, const VnnlibProperty& property, std::size_
     std::optional<double> run_bound;
     for (;;) {
       const std::optional<CaseRun> run =
-          run_group(network, property, k, group, options, case_clock, control, channel + r,
+          run_group(network, property, k, group, plan.whole[r], options, case_clock, control, channel + r,
                     case_clock.remaining() / static_cast<double>(plan.runs.size() - r), report, result);
       if (!run) break;
       // Each run's bound holds for the whole conjunction: the tightest is kept.
