@@ -301,7 +301,6 @@ std::unique_ptr<reluopt::Peers> start_peers() {
 
 int main(int argc, char** argv) {
   const CommandClock clock;
-  reluopt::cli::catch_stop_signals();
   std::unique_ptr<reluopt::Peers> peers;
   try {
     peers = start_peers();
@@ -309,6 +308,9 @@ int main(int argc, char** argv) {
     std::cerr << "reluopt: error: " << e.what() << "\n";
     return 1;
   }
+  // Only now: a signal during MPI's start-up ends the process at once, as its default does, since a stop request
+  // cannot reach a process blocked there (mpirun sends SIGTERM to the others when one rank dies).
+  reluopt::cli::catch_stop_signals();
   const int code = reluopt::cli::check_stdout(run_command(argc, argv, clock, peers.get()));
   // A process that failed (its model unreadable on its machine, say) stops the others, whose lead would otherwise
   // wait for its tally.

@@ -11,7 +11,7 @@ namespace reluopt::cli {
 // writing its result (output_begins): then it is ignored, and the result is written whole.
 inline constexpr double kSignalWindow = 1.0;
 
-// Installs the handlers (sigaction); call once, first thing in main.
+// Installs the handlers (sigaction); call once, in main, before the command runs and after MPI has started.
 void catch_stop_signals();
 // Set by the first signal; a run's RunControl::stop.
 std::atomic<bool>& stop_request();
