@@ -23,6 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402
 from cli_test import forward, write_gemm_onnx, xavier_layers  # noqa: E402
+from sanitizer import built_with_address_sanitizer  # noqa: E402
 
 BINARY, FIXTURES = sys.argv[1], sys.argv[2]
 
@@ -247,6 +248,7 @@ class Faults(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
 
     # ---- threads the system refuses -------------------------------------------------------------------------
+    @unittest.skipIf(built_with_address_sanitizer(BINARY), "AddressSanitizer cannot run under an address-space limit")
     def test_threads_beyond_an_address_space_limit_are_fewer_with_a_warning(self):
         limit = 1 << 30  # 1 GB, as `ulimit -v 1048576` on a cluster node: room for about a hundred thread stacks
 
