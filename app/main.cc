@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "cli_options.h"
+#include "core/worker_threads.h"
 #include "evt_command.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
@@ -147,7 +148,7 @@ std::string not_read_text(reluopt::StopReason reason) {
   result.method = method_name(options.solve.method);
   result.stopped_by = reason;
   result.seed = options.solve.seed;
-  result.threads = options.solve.threads > 0 ? options.solve.threads : static_cast<int>(std::thread::hardware_concurrency());
+  result.threads = reluopt::resolve_threads(options.solve.threads);
   const RunInfo info{options.model, "not read", "not read", {}, clock.elapsed()};
   std::cout << cli::summary_text(result, info, not_read_text(reason)) << std::flush;
   int code = 0;
