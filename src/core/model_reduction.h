@@ -1,0 +1,53 @@
+#pragma once
+
+// A Model (reluopt/model.h) as the problem the methods run (docs/PROBLEM.md, "The reduction"): one composite
+// network over the concatenated variables v, a domain over v, a linear objective and linear rows on the
+// composite's outputs.
+#include <memory>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "reluopt/domain.h"
+#include "reluopt/model.h"
+#include "reluopt/network.h"
+#include "reluopt/objective.h"
+
+namespace reluopt {
+
+struct ReducedModel {
+  // Outputs y = [f_1(v_I1); ...; f_K(v_IK); v], or the model's one network itself (no v) in the plain case.
+  std::shared_ptr<const Network> composite;
+  // The box of v (integer coordinates rounded inwards) and the constraints on variables alone, a == row as
+  // two rows.
+  Domain domain;
+  Objective objective;            // linear in y
+  Eigen::MatrixXd output_rows;    // C: the constraints that involve a network output, C y <= e
+  Eigen::VectorXd output_rhs;     // e
+  std::vector<bool> integer;      // per coordinate of v
+  std::vector<int> output_offset; // network k's outputs are y[output_offset[k] .. + its output_dim)
+  int variables_offset = -1;      // v is y[variables_offset ..], or -1 in the plain case
+
+  // True when the composite is the model's one network: no variable beyond its input, no variable term in
+  // the objective or in an output row.
+  bool plain() const { return variables_offset < 0; }
+  bool has_output_rows() const { return output_rows.rows() > 0; }
+  bool has_integers() const;
+  // Network k's outputs within y.
+  Eigen::VectorXd network_outputs(const Eigen::VectorXd& y, int k) const;
+  // The largest violation of C y <= e (0 when every row holds).
+  double output_violation(const Eigen::VectorXd& y) const;
+};
+
+// Validates the model (Model::validate) and reduces it. The composite holds the networks side by side, each
+// starting as many layers late as it is shallower than the deepest, and carries v through every hidden layer
+// as relu(v - L) with L below v's lower bound: those neurons are active at every point of the domain, so the
+// composite is exact and costs no binary and no split.
+ReducedModel reduce(const Model& model);
+
+// L = min(lower, 0) - 1 for a variable with lower bound `lower`: the pre-activation v - L is at least about 1 on
+// the domain (bounds are within kMaxMagnitude, where the spacing of doubles is 1/8), so no rounding makes the
+// neuron inactive; and for lower >= 0, L = -1 keeps the shift small against v.
+double carry_shift(double lower);
+
+}  // namespace reluopt

@@ -1,0 +1,270 @@
+#include "reluopt/model.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "core/model_reduction.h"
+#include "reluopt/bounds.h"
+#include "reluopt/error.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+using testing::random_network;
+
+std::shared_ptr<const Network> shared(Network network) { return std::make_shared<const Network>(std::move(network)); }
+
+VariableBlock block(const std::string& name, std::vector<double> lower, std::vector<double> upper,
+                    std::vector<bool> integer = {}) {
+  return {name, Eigen::Map<Eigen::VectorXd>(lower.data(), static_cast<Eigen::Index>(lower.size())),
+          Eigen::Map<Eigen::VectorXd>(upper.data(), static_cast<Eigen::Index>(upper.size())), std::move(integer)};
+}
+
+LinearExpr expr(std::vector<LinearExpr::Term> terms, double constant = 0.0) { return {std::move(terms), constant}; }
+
+// x in [0,1]^3 (x[1] integer), z in [-2, 5]; "deep" (2 hidden layers) reads x[2], x[0]; "shallow" (1 hidden
+// layer) reads z[0], x[1], z[0]; "linear" (no hidden layer) reads x; a constraint on variables alone, one
+// mixing an output and a variable, an equality on outputs.
+Model mixed_model() {
+  Model m;
+  m.variables = {block("x", {0, 0, 0}, {1, 1, 1}, {false, true, false}), block("z", {-2}, {5})};
+  m.networks = {{"deep", shared(random_network(2, {4, 3}, 2, 11)), {2, 0}, ""},
+                {"shallow", shared(random_network(3, {5}, 1, 12)), {3, 1, 3}, ""},
+                {"linear", shared(random_network(3, {}, 2, 13)), {0, 1, 2}, ""}};
+  using R = Reference;
+  m.constraints = {{expr({{R::variable(0, 0), 1.0}, {R::variable(1, 0), -1.0}}, 0.5), ConstraintSense::kLessEqual, 2.0, ""},
+                   {expr({{R::output(0, 1), 2.0}, {R::variable(1, 0), 1.0}}), ConstraintSense::kGreaterEqual, -3.0, ""},
+                   {expr({{R::output(2, 0), 1.0}, {R::output(1, 0), -1.0}}), ConstraintSense::kEqual, 0.25, "tie"}};
+  m.objective = expr({{R::output(0, 0), 1.0}, {R::variable(1, 0), -0.1}, {R::output(1, 0), 0.5}}, 3.0);
+  return m;
+}
+
+Eigen::VectorXd random_point(const Domain& domain, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Eigen::VectorXd v(domain.dim());
+  for (int i = 0; i < domain.dim(); ++i) v[i] = domain.lower[i] + u(rng) * (domain.upper[i] - domain.lower[i]);
+  return v;
+}
+
+void expect_error(const Model& model, const std::string& message) {
+  try {
+    model.validate();
+    ADD_FAILURE() << "no error, expected: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+struct BadModel {
+  std::string what;
+  std::function<void(Model&)> edit;
+  std::string message;
+};
+
+TEST(ModelValidate, MixedModelIsValid) { EXPECT_NO_THROW(mixed_model().validate()); }
+
+TEST(ModelValidate, EachErrorNamesItsEntry) {
+  using R = Reference;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<BadModel> cases{
+      {"crossed", [](Model& m) { m.variables[0].lower[2] = 3; m.variables[0].upper[2] = 1; },
+       "variables 'x': lower 3 > upper 1 at coordinate 2"},
+      {"infinite", [&](Model& m) { m.variables[1].upper[0] = inf; },
+       "variables 'z': bounds must be finite at coordinate 0"},
+      {"huge", [](Model& m) { m.variables[1].lower[0] = -1e16; },
+       "variables 'z': bound -1e+16 is beyond 1e+15 in magnitude at coordinate 0 (docs/NUMERICS.md)"},
+      {"sizes", [](Model& m) { m.variables[0].upper.resize(2); }, "variables 'x': lower has 3 entries, upper 2"},
+      {"mask", [](Model& m) { m.variables[0].integer = {true}; }, "variables 'x': integer has 1 entries, the bounds 3"},
+      {"no integer", [](Model& m) { m.variables[0].lower[1] = 0.2; m.variables[0].upper[1] = 0.8; },
+       "variables 'x': integer coordinate 1 has no integer in [0.2, 0.8]"},
+      {"shared name", [](Model& m) { m.networks[1].name = "z"; },
+       "network 'z': the name is already used by variables 'z'"},
+      {"bad name", [](Model& m) { m.variables[1].name = "z[0]"; },
+       "variables 'z[0]': the name must start with a letter or '_' and hold only letters, digits, '_', '.' or '-'"},
+      {"input size", [](Model& m) { m.networks[0].input = {0}; },
+       "network 'deep': input has 1 entries, its network 2 inputs"},
+      {"input index", [](Model& m) { m.networks[0].input = {0, 4}; },
+       "network 'deep': input 1 is variable 4, outside the 4 variables"},
+      {"null network", [](Model& m) { m.networks[2].network = nullptr; }, "network 'linear': no network given"},
+      {"no terms", [](Model& m) { m.constraints[0].expr.terms.clear(); }, "constraint 0: no terms"},
+      {"output index", [](Model& m) { m.constraints[2].expr.terms[1].ref = R::output(1, 4); },
+       "constraint 2 ('tie'): term 1 refers to output 4 of network 'shallow', which has 1 outputs"},
+      {"block index", [](Model& m) { m.constraints[1].expr.terms[1].ref = R::variable(2, 0); },
+       "constraint 1: term 1 refers to variable block 2 of 2"},
+      {"coefficient", [&](Model& m) { m.objective.terms[1].coefficient = inf; },
+       "objective: term 1 (z[0]) has a coefficient that is not finite"},
+      {"rhs", [&](Model& m) { m.constraints[0].rhs = -inf; }, "constraint 0: the right-hand side is not finite"},
+      {"no variables", [](Model& m) { m = Model{}; }, "the model has no variables"},
+  };
+  for (const BadModel& c : cases) {
+    SCOPED_TRACE(c.what);
+    Model m = mixed_model();
+    c.edit(m);
+    expect_error(m, c.message);
+  }
+}
+
+TEST(ModelEvaluate, ReportsValuesAndViolations) {
+  const Model m = mixed_model();
+  Eigen::VectorXd v(4);
+  v << 0.5, 1.0, 0.25, 1.0;
+  const ModelPoint p = evaluate(m, v);
+  ASSERT_EQ(p.outputs.size(), 3u);
+  EXPECT_EQ(p.outputs[0], m.networks[0].network->forward(Eigen::Vector2d(0.25, 0.5)));
+  EXPECT_EQ(p.outputs[1], m.networks[1].network->forward(Eigen::Vector3d(1.0, 1.0, 1.0)));
+  EXPECT_DOUBLE_EQ(p.objective, p.outputs[0][0] - 0.1 + 0.5 * p.outputs[1][0] + 3.0);
+  const double tie = std::abs(p.outputs[2][0] - p.outputs[1][0] - 0.25);
+  EXPECT_DOUBLE_EQ(p.max_violation, std::max(tie, std::max(0.0, -3.0 - 2.0 * p.outputs[0][1] - 1.0)));
+  v[1] = 0.5;  // x[1] is integer
+  EXPECT_GE(evaluate(m, v).max_violation, 0.5);
+  v[1] = 1.0;
+  v[3] = 6.0;  // z <= 5
+  EXPECT_GE(evaluate(m, v).max_violation, 1.0);
+  v[3] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(evaluate(m, v).max_violation, std::numeric_limits<double>::infinity());
+}
+
+// The composite's outputs are [f_deep(x2, x0); f_shallow(z, x1, z); f_linear(x); v] up to the rounding of the
+// carried relu(v - L) + L.
+TEST(ModelReduction, CompositeEqualsTheForwardPassesOfItsNetworks) {
+  const Model m = mixed_model();
+  const ReducedModel r = reduce(m);
+  ASSERT_FALSE(r.plain());
+  EXPECT_EQ(r.composite->input_dim(), 4);
+  EXPECT_EQ(r.composite->num_hidden_layers(), 2);
+  EXPECT_EQ(r.composite->output_dim(), 2 + 1 + 2 + 4);
+  EXPECT_EQ(r.variables_offset, 5);
+  std::mt19937_64 rng(3);
+  for (int sample = 0; sample < 200; ++sample) {
+    const Eigen::VectorXd v = random_point(r.domain, rng);
+    const Eigen::VectorXd y = r.composite->forward(v);
+    const ModelPoint p = evaluate(m, v);
+    for (int k = 0; k < 3; ++k)
+      EXPECT_LE((r.network_outputs(y, k) - p.outputs[k]).cwiseAbs().maxCoeff(), 1e-13) << "network " << k;
+    EXPECT_LE((y.tail(4) - v).cwiseAbs().maxCoeff(), 1e-15);
+    EXPECT_NEAR(r.objective.value(y), p.objective, 1e-13);
+  }
+}
+
+int unstable_alone(const Model& m, const Domain& box_of_v) {
+  int alone = 0;
+  for (const NetworkUse& use : m.networks) {
+    Domain box = Domain::box(Eigen::VectorXd(use.input.size()), Eigen::VectorXd(use.input.size()));
+    for (std::size_t j = 0; j < use.input.size(); ++j) {
+      box.lower[static_cast<Eigen::Index>(j)] = box_of_v.lower[use.input[j]];
+      box.upper[static_cast<Eigen::Index>(j)] = box_of_v.upper[use.input[j]];
+    }
+    alone += interval_bounds(*use.network, box).num_unstable();
+  }
+  return alone;
+}
+
+// The carried neurons are stable under interval arithmetic, and a network that starts late sees the same
+// input box as alone: the composite has exactly its networks' unstable neurons, or fewer when a network reads
+// one variable twice (its two columns merge into one, which interval arithmetic bounds more tightly).
+TEST(ModelReduction, AddsNoUnstableNeuron) {
+  Model m = mixed_model();
+  m.networks[1].input = {3, 1, 0};
+  const ReducedModel r = reduce(m);
+  const NeuronBounds bounds = interval_bounds(*r.composite, r.domain);
+  EXPECT_EQ(bounds.num_unstable(), unstable_alone(m, r.domain));
+  for (int layer = 0; layer < 2; ++layer)  // the carried v are the last 4 neurons of each hidden layer
+    EXPECT_GE(bounds.lower[layer].tail(4).minCoeff(), 0.9);
+  const Model twice = mixed_model();
+  const ReducedModel t = reduce(twice);
+  EXPECT_LE(interval_bounds(*t.composite, t.domain).num_unstable(), unstable_alone(twice, t.domain));
+}
+
+TEST(ModelReduction, ConstraintsBecomeDomainRowsAndOutputRows) {
+  const Model m = mixed_model();
+  const ReducedModel r = reduce(m);
+  // x[0] - z[0] + 0.5 <= 2 over v; integer x[1] keeps [0, 1].
+  ASSERT_EQ(r.domain.num_rows(), 1);
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(0)), Eigen::RowVector4d(1, 0, 0, -1));
+  EXPECT_EQ(r.domain.b[0], 1.5);
+  EXPECT_EQ(r.integer, (std::vector<bool>{false, true, false, false}));
+  // 2 deep[1] + z[0] >= -3 as one row, the equality as two.
+  ASSERT_EQ(r.output_rows.rows(), 3);
+  Eigen::VectorXd first = Eigen::VectorXd::Zero(9);
+  first[1] = -2.0;
+  first[8] = -1.0;
+  EXPECT_EQ(Eigen::VectorXd(r.output_rows.row(0).transpose()), first);
+  EXPECT_EQ(r.output_rhs[0], 3.0);
+  Eigen::VectorXd tie = Eigen::VectorXd::Zero(9);
+  tie[3] = 1.0;
+  tie[2] = -1.0;
+  EXPECT_EQ(Eigen::VectorXd(r.output_rows.row(1).transpose()), tie);
+  EXPECT_EQ(Eigen::VectorXd(r.output_rows.row(2).transpose()), -tie);
+  EXPECT_EQ(r.output_rhs.tail(2), Eigen::Vector2d(0.25, -0.25));
+  // At random points the rows hold exactly where the model's constraints do.
+  std::mt19937_64 rng(5);
+  for (int sample = 0; sample < 100; ++sample) {
+    Eigen::VectorXd v = random_point(r.domain, rng);
+    v[1] = std::round(v[1]);
+    const double rows = std::max(r.domain.max_violation(v), r.output_violation(r.composite->forward(v)));
+    EXPECT_NEAR(rows, evaluate(m, v).max_violation, 1e-12);
+  }
+}
+
+TEST(ModelReduction, IntegerBoundsRoundInwards) {
+  Model m;
+  m.variables = {block("n", {-0.5, 0.2}, {2.7, 3.0}, {true, true}), block("c", {0.5}, {0.7})};
+  m.networks = {{"f", shared(random_network(3, {3}, 1, 4)), {0, 1, 2}, ""}};
+  m.objective = expr({{Reference::output(0, 0), 1.0}});
+  const ReducedModel r = reduce(m);
+  EXPECT_EQ(r.domain.lower, Eigen::Vector3d(0.0, 1.0, 0.5));
+  EXPECT_EQ(r.domain.upper, Eigen::Vector3d(2.0, 3.0, 0.7));
+  EXPECT_TRUE(r.has_integers());
+}
+
+// One network over all the variables, constraints on variables alone or on outputs alone, an objective on the
+// outputs: the problem reluopt has always solved, reduced to itself.
+TEST(ModelReduction, OneNetworkOverItsInputIsNotPadded) {
+  Model m;
+  m.variables = {block("x", {0, -1}, {1, 1})};
+  m.networks = {{"f", shared(random_network(2, {4, 4}, 3, 9)), {0, 1}, ""}};
+  m.constraints = {{expr({{Reference::variable(0, 0), 1.0}, {Reference::variable(0, 1), 1.0}}),
+                    ConstraintSense::kEqual, 0.5, ""},
+                   {expr({{Reference::output(0, 2), 1.0}}), ConstraintSense::kLessEqual, 0.1, ""}};
+  m.objective = expr({{Reference::output(0, 0), 2.0}, {Reference::output(0, 1), -1.0}}, 1.0);
+  m.sense = Sense::kMinimize;
+  const ReducedModel r = reduce(m);
+  ASSERT_TRUE(r.plain());
+  EXPECT_EQ(r.composite.get(), m.networks[0].network.get());
+  EXPECT_EQ(r.domain.num_rows(), 2);
+  EXPECT_EQ(r.output_rows.rows(), 1);
+  EXPECT_EQ(r.objective.weights, Eigen::Vector3d(2.0, -1.0, 0.0));
+  EXPECT_EQ(r.objective.constant, 1.0);
+  EXPECT_EQ(r.objective.sense, Sense::kMinimize);
+  // A variable term in the objective, or an input that is not the whole of v, needs the padded composite.
+  Model variable_term = m;
+  variable_term.objective.terms.push_back({Reference::variable(0, 1), 1.0});
+  EXPECT_FALSE(reduce(variable_term).plain());
+  Model permuted = m;
+  permuted.networks[0].input = {1, 0};
+  EXPECT_FALSE(reduce(permuted).plain());
+}
+
+TEST(ModelReduction, ModelWithoutNetworksIsTheIdentity) {
+  Model m;
+  m.variables = {block("x", {0, 1}, {2, 3}, {true, false})};
+  m.objective = expr({{Reference::variable(0, 1), 1.0}});
+  const ReducedModel r = reduce(m);
+  EXPECT_EQ(r.composite->num_hidden_layers(), 0);
+  EXPECT_EQ(r.composite->forward(Eigen::Vector2d(1.0, 2.5)), Eigen::Vector2d(1.0, 2.5));
+  EXPECT_EQ(r.objective.weights, Eigen::Vector2d(0.0, 1.0));
+}
+
+TEST(ModelReduction, CarryShiftKeepsThePreActivationPositive) {
+  for (double lower : {0.0, 3.0, -0.3, -7.25, 1e15, -1e15 + 1, -123456789.123})
+    EXPECT_GE(lower - carry_shift(lower), 0.9) << lower;
+  EXPECT_GE(-1e15 - carry_shift(-1e15), 0.0);
+}
+
+}  // namespace
+}  // namespace reluopt
