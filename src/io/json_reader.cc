@@ -7,13 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_checks.h"
 #include "io/readers.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 
 namespace reluopt {
 
-namespace {
+namespace detail {
 
 using nlohmann::json;
 
@@ -37,6 +38,14 @@ std::string not_a_number(const json& item) {
   const bool non_finite = item.is_null() || word == "inf" || word == "infinity" || word == "nan";
   return std::string(non_finite ? "is not finite: " : "is not a number: ") + item.dump().substr(0, 40);
 }
+
+}  // namespace detail
+
+namespace {
+
+using nlohmann::json;
+using detail::not_a_number;
+using detail::parse_json;
 
 Eigen::VectorXd number_vector(const json& value, const std::string& field, const std::string& file) {
   if (!value.is_array()) throw Error(file + ": " + field + " must be an array of numbers");
