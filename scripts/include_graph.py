@@ -33,7 +33,7 @@ ALLOWED = {
 PUBLIC_HEADER_LAYER = {
     "domain": "core", "domain_sampler": "core", "error": "core", "magnitude": "core", "network": "core",
     "objective": "core", "options": "core", "problem": "core", "result": "core", "run_control": "core",
-    "scaling": "core",
+    "scaling": "core", "model": "core",
     "model_io": "io", "json_io": "io", "evt_json": "io", "output_file": "io", "vnnlib": "io",
     "linear_model": "lp",
     "cut_separator": "solver",
