@@ -10,8 +10,16 @@ namespace reluopt {
 
 namespace {
 
+// Which variables the composite carries and emits. T (`emitted`): the variables of the variable terms of the
+// objective and of the output rows, which y must hold (all of v for a model without networks, whose y would
+// otherwise be empty). S (`carried`): T and the inputs of the networks that start after the first layer.
+struct Carry {
+  std::vector<int> carried, emitted;
+  std::vector<int> position;  // position[i] in `carried`, -1 when v_i is not carried
+};
+
 // Where each piece of the composite's hidden layer j sits: network k's neurons from start[j][k] (-1 while the
-// network has not started), the carried v from carry[j].
+// network has not started), the carried variables from carry[j].
 struct Layout {
   std::vector<int> first;  // the composite layer at which network k's first layer is applied
   std::vector<std::vector<int>> start;
@@ -19,7 +27,7 @@ struct Layout {
   std::vector<int> width;
 };
 
-Layout layout(const Model& model, int depth) {
+Layout layout(const Model& model, int depth, int carried) {
   Layout out;
   for (const NetworkUse& use : model.networks) out.first.push_back(depth - use.network->num_hidden_layers());
   for (int j = 0; j < depth; ++j) {
@@ -31,7 +39,33 @@ Layout layout(const Model& model, int depth) {
       if (t >= 0) rows += model.networks[k].network->hidden_width(t);
     }
     out.carry.push_back(rows);
-    out.width.push_back(rows + model.num_variables());
+    out.width.push_back(rows + carried);
+  }
+  return out;
+}
+
+Carry carry_sets(const Model& model, const Layout& places) {
+  const int n = model.num_variables();
+  std::vector<bool> emit(static_cast<std::size_t>(n), model.networks.empty()), carry(emit);
+  auto mark = [&](const LinearExpr& expr) {
+    for (const LinearExpr::Term& term : expr.terms)
+      if (term.ref.kind == Reference::Kind::kVariable)
+        emit[static_cast<std::size_t>(model.offset(term.ref.index) + term.ref.coordinate)] = true;
+  };
+  mark(model.objective);
+  for (const LinearConstraint& c : model.constraints)
+    if (c.expr.has_outputs()) mark(c.expr);
+  carry = emit;
+  for (std::size_t k = 0; k < model.networks.size(); ++k)
+    if (places.first[k] > 0)
+      for (int i : model.networks[k].input) carry[static_cast<std::size_t>(i)] = true;
+  Carry out;
+  out.position.assign(static_cast<std::size_t>(n), -1);
+  for (int i = 0; i < n; ++i) {
+    if (emit[static_cast<std::size_t>(i)]) out.emitted.push_back(i);
+    if (!carry[static_cast<std::size_t>(i)]) continue;
+    out.position[static_cast<std::size_t>(i)] = static_cast<int>(out.carried.size());
+    out.carried.push_back(i);
   }
   return out;
 }
@@ -39,7 +73,7 @@ Layout layout(const Model& model, int depth) {
 // Network k's layer t as rows [row, row + its width) of composite layer j (input columns as `layout` places the
 // previous layer; v itself at j = 0). Its first layer reads v from the carried relu(v - L), adding W L back.
 void place_network_layer(const NetworkUse& use, int t, int j, int k, int row, const Layout& layout,
-                         const Eigen::VectorXd& shift, DenseLayer& layer) {
+                         const Carry& carry, const Eigen::VectorXd& shift, DenseLayer& layer) {
   const DenseLayer& own = use.network->layers()[static_cast<std::size_t>(t)];
   const Eigen::Index rows = own.weights.rows();
   layer.bias.segment(row, rows) = own.bias;
@@ -47,45 +81,67 @@ void place_network_layer(const NetworkUse& use, int t, int j, int k, int row, co
     layer.weights.block(row, layout.start[j - 1][k], rows, own.weights.cols()) = own.weights;
     return;
   }
-  const int column0 = j == 0 ? 0 : layout.carry[j - 1];
   for (std::size_t i = 0; i < use.input.size(); ++i) {
     const Eigen::Index col = static_cast<Eigen::Index>(i);
-    layer.weights.col(column0 + use.input[i]).segment(row, rows) += own.weights.col(col);
-    if (j > 0) layer.bias.segment(row, rows) += own.weights.col(col) * shift[use.input[i]];
+    const int v = use.input[i];
+    const int column = j == 0 ? v : layout.carry[j - 1] + carry.position[static_cast<std::size_t>(v)];
+    layer.weights.col(column).segment(row, rows) += own.weights.col(col);
+    if (j > 0) layer.bias.segment(row, rows) += own.weights.col(col) * shift[v];
+  }
+}
+
+// The carried variables: relu(v - L) in the first hidden layer, then relu of themselves, and + L back into the
+// emitted ones in the output layer (v itself when there is no hidden layer).
+void place_carry(int j, int depth, const Layout& layout, const Carry& carry, int output_row,
+                 const Eigen::VectorXd& shift, DenseLayer& layer) {
+  if (j == depth) {
+    for (std::size_t t = 0; t < carry.emitted.size(); ++t) {
+      const int v = carry.emitted[t], row = output_row + static_cast<int>(t);
+      if (depth == 0) {
+        layer.weights(row, v) = 1.0;
+        continue;
+      }
+      layer.weights(row, layout.carry[j - 1] + carry.position[static_cast<std::size_t>(v)]) = 1.0;
+      layer.bias[row] = shift[v];
+    }
+    return;
+  }
+  for (std::size_t p = 0; p < carry.carried.size(); ++p) {
+    const int v = carry.carried[p], row = layout.carry[j] + static_cast<int>(p);
+    layer.weights(row, j == 0 ? v : layout.carry[j - 1] + static_cast<int>(p)) = 1.0;
+    if (j == 0) layer.bias[row] = -shift[v];
   }
 }
 
 // The composite's layer j (hidden for j < depth, the output layer at j = depth).
-DenseLayer composite_layer(const Model& model, const Layout& layout, int j, int depth, const Eigen::VectorXd& shift,
-                           const std::vector<int>& output_offset) {
-  const int n = model.num_variables();
+DenseLayer composite_layer(const Model& model, const Layout& layout, const Carry& carry, int j, int depth,
+                           const Eigen::VectorXd& shift, const std::vector<int>& output_offset) {
   const bool output = j == depth;
-  const int rows = output ? output_offset.back() + n : layout.width[j];
-  const int cols = j == 0 ? n : layout.width[j - 1];
+  const int rows = output ? output_offset.back() + static_cast<int>(carry.emitted.size()) : layout.width[j];
+  const int cols = j == 0 ? model.num_variables() : layout.width[j - 1];
   DenseLayer layer{Eigen::MatrixXd::Zero(rows, cols), Eigen::VectorXd::Zero(rows)};
   for (std::size_t k = 0; k < model.networks.size(); ++k) {
     const int t = j - layout.first[k];
     if (t < 0) continue;
     const int row = output ? output_offset[k] : layout.start[j][k];
-    place_network_layer(model.networks[k], t, j, static_cast<int>(k), row, layout, shift, layer);
+    place_network_layer(model.networks[k], t, j, static_cast<int>(k), row, layout, carry, shift, layer);
   }
-  // The carried v: v - L into the first layer, then as it is, and + L back in the output layer.
-  const int carry_row = output ? output_offset.back() : layout.carry[j];
-  const int carry_col = j == 0 ? 0 : layout.carry[j - 1];
-  layer.weights.block(carry_row, carry_col, n, n).setIdentity();
-  if (j == 0 && !output) layer.bias.segment(carry_row, n) = -shift;
-  if (j > 0 && output) layer.bias.segment(carry_row, n) = shift;
+  place_carry(j, depth, layout, carry, output_offset.back(), shift, layer);
   return layer;
 }
 
-Network composite_network(const Model& model, const Eigen::VectorXd& shift, std::vector<int>& output_offset) {
+Network composite_network(const Model& model, const Eigen::VectorXd& shift, std::vector<int>& output_offset,
+                          std::vector<int>& emitted) {
   int depth = 0;
   for (const NetworkUse& use : model.networks) depth = std::max(depth, use.network->num_hidden_layers());
   output_offset.assign(1, 0);
   for (const NetworkUse& use : model.networks) output_offset.push_back(output_offset.back() + use.network->output_dim());
-  const Layout places = layout(model, depth);
+  const Carry carry = carry_sets(model, layout(model, depth, 0));
+  const Layout places = layout(model, depth, static_cast<int>(carry.carried.size()));
   std::vector<DenseLayer> layers;
-  for (int j = 0; j <= depth; ++j) layers.push_back(composite_layer(model, places, j, depth, shift, output_offset));
+  for (int j = 0; j <= depth; ++j)
+    layers.push_back(composite_layer(model, places, carry, j, depth, shift, output_offset));
+  emitted = carry.emitted;
   return Network(std::move(layers));
 }
 
@@ -108,7 +164,10 @@ Eigen::VectorXd expr_row(const Model& model, const ReducedModel& reduced, const 
     const Reference& r = term.ref;
     int at = r.kind == Reference::Kind::kOutput ? reduced.output_offset[r.index] + r.coordinate
                                                  : model.offset(r.index) + r.coordinate;
-    if (over_outputs && r.kind == Reference::Kind::kVariable) at += reduced.variables_offset;
+    if (over_outputs && r.kind == Reference::Kind::kVariable) {
+      const auto& emitted = reduced.output_variables;
+      at = reduced.variables_offset + static_cast<int>(std::find(emitted.begin(), emitted.end(), at) - emitted.begin());
+    }
     row[at] += term.coefficient;
   }
   return row;
@@ -185,7 +244,8 @@ ReducedModel reduce(const Model& model) {
     reduced.output_offset = {0, reduced.composite->output_dim()};
   } else {
     const Eigen::VectorXd shift = reduced.domain.lower.unaryExpr([](double lower) { return carry_shift(lower); });
-    reduced.composite = std::make_shared<const Network>(composite_network(model, shift, reduced.output_offset));
+    reduced.composite = std::make_shared<const Network>(
+        composite_network(model, shift, reduced.output_offset, reduced.output_variables));
     reduced.variables_offset = reduced.output_offset.back();
   }
   add_constraint_rows(model, reduced);

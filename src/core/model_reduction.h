@@ -16,7 +16,8 @@
 namespace reluopt {
 
 struct ReducedModel {
-  // Outputs y = [f_1(v_I1); ...; f_K(v_IK); v], or the model's one network itself (no v) in the plain case.
+  // Outputs y = [f_1(v_I1); ...; f_K(v_IK); v_T], T = output_variables, or the model's one network itself in
+  // the plain case.
   std::shared_ptr<const Network> composite;
   // The box of v (integer coordinates rounded inwards) and the constraints on variables alone, a == row as
   // two rows.
@@ -26,10 +27,13 @@ struct ReducedModel {
   Eigen::VectorXd output_rhs;     // e
   std::vector<bool> integer;      // per coordinate of v
   std::vector<int> output_offset; // network k's outputs are y[output_offset[k] .. + its output_dim)
-  int variables_offset = -1;      // v is y[variables_offset ..], or -1 in the plain case
+  // T: the variables of the variable terms of the objective and the output rows (all of v when the model has no
+  // network), in order; v[T[t]] is y[variables_offset + t]. Empty, with variables_offset -1, in the plain case.
+  std::vector<int> output_variables;
+  int variables_offset = -1;
 
-  // True when the composite is the model's one network: no variable beyond its input, no variable term in
-  // the objective or in an output row.
+  // True when the composite is the model's one network: its input is v in order, and neither the objective
+  // nor an output row has a variable term.
   bool plain() const { return variables_offset < 0; }
   bool has_output_rows() const { return output_rows.rows() > 0; }
   bool has_integers() const;
@@ -40,9 +44,9 @@ struct ReducedModel {
 };
 
 // Validates the model (Model::validate) and reduces it. The composite holds the networks side by side, each
-// starting as many layers late as it is shallower than the deepest, and carries v through every hidden layer
-// as relu(v - L) with L below v's lower bound: those neurons are active at every point of the domain, so the
-// composite is exact and costs no binary and no split.
+// starting as many layers late as it is shallower than the deepest, and carries the variables that a late
+// network or y needs through every hidden layer as relu(v - L) with L below v's lower bound: those neurons are
+// active at every point of the domain, so the composite is exact and costs no binary and no split.
 ReducedModel reduce(const Model& model);
 
 // L = min(lower, 0) - 1 for a variable with lower bound `lower`: the pre-activation v - L is at least about 1 on

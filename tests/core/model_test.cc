@@ -130,16 +130,17 @@ TEST(ModelEvaluate, ReportsValuesAndViolations) {
   EXPECT_EQ(evaluate(m, v).max_violation, std::numeric_limits<double>::infinity());
 }
 
-// The composite's outputs are [f_deep(x2, x0); f_shallow(z, x1, z); f_linear(x); v] up to the rounding of the
-// carried relu(v - L) + L.
+// The composite's outputs are [f_deep(x2, x0); f_shallow(z, x1, z); f_linear(x); z] (z alone has a variable
+// term in the objective or an output row), up to the rounding of the carried relu(v - L) + L.
 TEST(ModelReduction, CompositeEqualsTheForwardPassesOfItsNetworks) {
   const Model m = mixed_model();
   const ReducedModel r = reduce(m);
   ASSERT_FALSE(r.plain());
   EXPECT_EQ(r.composite->input_dim(), 4);
   EXPECT_EQ(r.composite->num_hidden_layers(), 2);
-  EXPECT_EQ(r.composite->output_dim(), 2 + 1 + 2 + 4);
+  EXPECT_EQ(r.composite->output_dim(), 2 + 1 + 2 + 1);
   EXPECT_EQ(r.variables_offset, 5);
+  EXPECT_EQ(r.output_variables, std::vector<int>{3});
   std::mt19937_64 rng(3);
   for (int sample = 0; sample < 200; ++sample) {
     const Eigen::VectorXd v = random_point(r.domain, rng);
@@ -147,7 +148,7 @@ TEST(ModelReduction, CompositeEqualsTheForwardPassesOfItsNetworks) {
     const ModelPoint p = evaluate(m, v);
     for (int k = 0; k < 3; ++k)
       EXPECT_LE((r.network_outputs(y, k) - p.outputs[k]).cwiseAbs().maxCoeff(), 1e-13) << "network " << k;
-    EXPECT_LE((y.tail(4) - v).cwiseAbs().maxCoeff(), 1e-15);
+    EXPECT_LE(std::abs(y[5] - v[3]), 1e-15);
     EXPECT_NEAR(r.objective.value(y), p.objective, 1e-13);
   }
 }
@@ -174,7 +175,7 @@ TEST(ModelReduction, AddsNoUnstableNeuron) {
   const ReducedModel r = reduce(m);
   const NeuronBounds bounds = interval_bounds(*r.composite, r.domain);
   EXPECT_EQ(bounds.num_unstable(), unstable_alone(m, r.domain));
-  // The carried v are the last 4 neurons of each hidden layer, active by a margin under every bound method.
+  // The carried v (all four: the late networks read x and z) are the last 4 neurons of each hidden layer, active by a margin under every bound method.
   for (BoundMethod method : {BoundMethod::kInterval, BoundMethod::kSymbolic, BoundMethod::kLp}) {
     const NeuronBounds b = compute_bounds(*r.composite, r.domain, {method, 1}, Deadline());
     for (int layer = 0; layer < 2; ++layer) EXPECT_GE(b.lower[layer].tail(4).minCoeff(), 0.9) << bound_method_name(method);
@@ -194,12 +195,12 @@ TEST(ModelReduction, ConstraintsBecomeDomainRowsAndOutputRows) {
   EXPECT_EQ(r.integer, (std::vector<bool>{false, true, false, false}));
   // 2 deep[1] + z[0] >= -3 as one row, the equality as two.
   ASSERT_EQ(r.output_rows.rows(), 3);
-  Eigen::VectorXd first = Eigen::VectorXd::Zero(9);
+  Eigen::VectorXd first = Eigen::VectorXd::Zero(6);
   first[1] = -2.0;
-  first[8] = -1.0;
+  first[5] = -1.0;
   EXPECT_EQ(Eigen::VectorXd(r.output_rows.row(0).transpose()), first);
   EXPECT_EQ(r.output_rhs[0], 3.0);
-  Eigen::VectorXd tie = Eigen::VectorXd::Zero(9);
+  Eigen::VectorXd tie = Eigen::VectorXd::Zero(6);
   tie[3] = 1.0;
   tie[2] = -1.0;
   EXPECT_EQ(Eigen::VectorXd(r.output_rows.row(1).transpose()), tie);
@@ -213,6 +214,45 @@ TEST(ModelReduction, ConstraintsBecomeDomainRowsAndOutputRows) {
     const double rows = std::max(r.domain.max_violation(v), r.output_violation(r.composite->forward(v)));
     EXPECT_NEAR(rows, evaluate(m, v).max_violation, 1e-12);
   }
+}
+
+// Only what a late network reads or y emits is carried: one deep network over x with a cost on x[2] carries
+// x[2] alone; a shallow network reading x[0] adds x[0] to the carried ones but not to y.
+TEST(ModelReduction, CarriesOnlyWhatIsReadLater) {
+  Model m;
+  m.variables = {block("x", {0, 0, -1}, {1, 1, 1})};
+  m.networks = {{"deep", shared(random_network(3, {4, 5}, 1, 21)), {0, 1, 2}, ""}};
+  m.objective = expr({{Reference::output(0, 0), 1.0}, {Reference::variable(0, 2), -0.5}});
+  ReducedModel r = reduce(m);
+  EXPECT_EQ(r.composite->hidden_width(0), 4 + 1);
+  EXPECT_EQ(r.composite->hidden_width(1), 5 + 1);
+  EXPECT_EQ(r.composite->output_dim(), 2);
+  EXPECT_EQ(r.output_variables, std::vector<int>{2});
+  m.networks.push_back({"shallow", shared(random_network(1, {2}, 1, 22)), {0}, ""});
+  r = reduce(m);
+  EXPECT_EQ(r.composite->hidden_width(0), 4 + 2);
+  EXPECT_EQ(r.composite->hidden_width(1), 5 + 2 + 2);
+  EXPECT_EQ(r.composite->output_dim(), 3);
+  std::mt19937_64 rng(8);
+  for (int sample = 0; sample < 50; ++sample) {
+    const Eigen::VectorXd v = random_point(r.domain, rng);
+    const Eigen::VectorXd y = r.composite->forward(v);
+    const ModelPoint p = evaluate(m, v);
+    EXPECT_NEAR(y[0], p.outputs[0][0], 1e-13);
+    EXPECT_NEAR(y[1], p.outputs[1][0], 1e-13);
+    EXPECT_NEAR(y[2], v[2], 1e-15);
+  }
+  // A network that only permutes or skips inputs needs no carried neuron and no variable in y.
+  Model permuted;
+  permuted.variables = {block("x", {0, 0, -1}, {1, 1, 1})};
+  permuted.networks = {{"f", shared(random_network(2, {3}, 1, 23)), {2, 0}, ""}};
+  permuted.objective = expr({{Reference::output(0, 0), 1.0}});
+  const ReducedModel q = reduce(permuted);
+  EXPECT_FALSE(q.plain());
+  EXPECT_EQ(q.composite->hidden_width(0), 3);
+  EXPECT_EQ(q.composite->output_dim(), 1);
+  EXPECT_EQ(q.composite->forward(Eigen::Vector3d(0.25, 0.5, -0.5)),
+            permuted.networks[0].network->forward(Eigen::Vector2d(-0.5, 0.25)));
 }
 
 TEST(ModelReduction, IntegerBoundsRoundInwards) {
