@@ -21,6 +21,9 @@ std::string number(double value) {
   return std::string(text, end);
 }
 
+// Magnitudes beyond kMaxMagnitude are refused as everywhere in reluopt (docs/NUMERICS.md).
+std::string beyond() { return ", beyond " + magnitude_text(kMaxMagnitude) + " in magnitude (docs/NUMERICS.md)"; }
+
 // A name goes into references such as "x[0]": a letter or '_' first, then letters, digits, '_', '.' or '-'.
 bool valid_name(const std::string& name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
@@ -43,8 +46,7 @@ void validate_block(const VariableBlock& block) {
     const std::string at = " at coordinate " + std::to_string(i);
     if (!std::isfinite(lo) || !std::isfinite(hi)) throw Error(where + "bounds must be finite" + at);
     if (std::max(std::abs(lo), std::abs(hi)) > kMaxMagnitude)
-      throw Error(where + "bound " + number(std::abs(lo) > kMaxMagnitude ? lo : hi) + " is beyond " +
-                  magnitude_text(kMaxMagnitude) + " in magnitude" + at + " (docs/NUMERICS.md)");
+      throw Error(where + "bound " + number(std::abs(lo) > kMaxMagnitude ? lo : hi) + at + beyond());
     if (lo > hi) throw Error(where + "lower " + number(lo) + " > upper " + number(hi) + at);
     if (block.is_integer(i) && std::ceil(lo) > std::floor(hi))
       throw Error(where + "integer coordinate " + std::to_string(i) + " has no integer in [" + number(lo) + ", " +
@@ -79,10 +81,14 @@ void validate_expr(const Model& model, const LinearExpr& expr, const std::string
                   " of " + (variable ? "variables '" + model.variables[ref.index].name + "'"
                                      : "network '" + model.networks[ref.index].name + "'") +
                   ", which has " + std::to_string(size) + (variable ? " coordinates" : " outputs"));
-    if (!std::isfinite(expr.terms[t].coefficient))
+    const double coefficient = expr.terms[t].coefficient;
+    if (!std::isfinite(coefficient))
       throw Error(term + " (" + model.reference_name(ref) + ") has a coefficient that is not finite");
+    if (std::abs(coefficient) > kMaxMagnitude)
+      throw Error(term + " (" + model.reference_name(ref) + ") has coefficient " + number(coefficient) + beyond());
   }
   if (!std::isfinite(expr.constant)) throw Error(where + ": the constant is not finite");
+  if (std::abs(expr.constant) > kMaxMagnitude) throw Error(where + ": the constant " + number(expr.constant) + beyond());
 }
 
 void validate_names(const Model& model) {
@@ -154,7 +160,9 @@ void Model::validate() const {
                               (constraints[c].name.empty() ? "" : " ('" + constraints[c].name + "')");
     if (constraints[c].expr.terms.empty()) throw Error(where + ": no terms");
     validate_expr(*this, constraints[c].expr, where);
-    if (!std::isfinite(constraints[c].rhs)) throw Error(where + ": the right-hand side is not finite");
+    const double rhs = constraints[c].rhs;
+    if (!std::isfinite(rhs)) throw Error(where + ": the right-hand side is not finite");
+    if (std::abs(rhs) > kMaxMagnitude) throw Error(where + ": the right-hand side " + number(rhs) + beyond());
   }
   validate_expr(*this, objective, "objective");
 }
