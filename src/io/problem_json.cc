@@ -3,6 +3,7 @@
 #include "io/problem_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -208,7 +209,7 @@ Reference ProblemReader::read_reference(const std::string& text, const std::stri
   const std::string digits = open == std::string::npos || text.back() != ']'
                                  ? ""
                                  : text.substr(open + 1, text.size() - open - 2);
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
     fail(where, "'" + text + "' is not a reference such as \"x[0]\"");
   const std::string name = text.substr(0, open);
   const auto it = names_.find(name);
