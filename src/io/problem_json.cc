@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,7 +48,7 @@ class ProblemReader {
   VariableBlock read_block(const json& item, std::size_t i) const;
   int block_index(const std::string& name, const std::string& where) const;
   std::vector<int> read_input(const json& input, const std::string& where) const;
-  NetworkUse read_network(const json& item, std::size_t i) const;
+  NetworkUse read_network(const json& item, std::size_t i);
   Reference read_reference(const std::string& text, const std::string& where) const;
   LinearExpr read_terms(const json& item, const std::string& where) const;
   LinearConstraint read_constraint(const json& item, std::size_t i) const;
@@ -56,6 +57,8 @@ class ProblemReader {
   std::string file_, directory_;
   Model model_;  // filled while reading: references resolve against the blocks and networks read so far
   std::map<std::string, std::pair<Reference::Kind, int>> names_;
+  // One copy of a model file that several networks use (one predictor applied to several items).
+  std::map<std::string, std::shared_ptr<const Network>> loaded_;
 };
 
 void ProblemReader::check_keys(const json& object, const std::vector<std::string>& allowed,
@@ -180,7 +183,7 @@ std::vector<int> ProblemReader::read_input(const json& input, const std::string&
   return out;
 }
 
-NetworkUse ProblemReader::read_network(const json& item, std::size_t i) const {
+NetworkUse ProblemReader::read_network(const json& item, std::size_t i) {
   std::string where = "networks[" + std::to_string(i) + "]";
   check_keys(item, {"name", "model", "input"}, where);
   NetworkUse use;
@@ -191,11 +194,13 @@ NetworkUse ProblemReader::read_network(const json& item, std::size_t i) const {
   std::filesystem::path path = model.get<std::string>();
   if (path.is_relative() && !directory_.empty()) path = std::filesystem::path(directory_) / path;
   use.source = path.string();
+  std::shared_ptr<const Network>& loaded = loaded_[std::filesystem::absolute(path).lexically_normal().string()];
   try {
-    use.network = std::make_shared<const Network>(read_model(use.source).network);
+    if (!loaded) loaded = std::make_shared<const Network>(read_model(use.source).network);
   } catch (const Error& e) {
     fail(where, "key 'model': " + std::string(e.what()));
   }
+  use.network = loaded;
   use.input = read_input(required(item, "input", where), where);
   if (static_cast<int>(use.input.size()) != use.network->input_dim())
     fail(where, "key 'input' gives " + std::to_string(use.input.size()) + " variables, model '" +

@@ -51,6 +51,7 @@ TEST(ProblemJson, ReadsTheFixture) {
   EXPECT_EQ(m.networks[1].input, (std::vector<int>{0, 2}));
   EXPECT_EQ(m.networks[2].input, (std::vector<int>{1, 3}));
   EXPECT_EQ(m.networks[1].source, kDirectory + "/risk.nnet");  // relative to the problem file
+  EXPECT_EQ(m.networks[1].network, m.networks[2].network);       // one model file is read once
   const Network demand = read_model(kDirectory + "/demand.nnet").network;
   EXPECT_EQ(m.networks[0].network->forward(Eigen::Vector3d(1, 0.5, 2)), demand.forward(Eigen::Vector3d(1, 0.5, 2)));
   ASSERT_EQ(m.constraints.size(), 3u);
