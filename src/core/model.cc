@@ -88,7 +88,8 @@ void validate_expr(const Model& model, const LinearExpr& expr, const std::string
       throw Error(term + " (" + model.reference_name(ref) + ") has coefficient " + number(coefficient) + beyond());
   }
   if (!std::isfinite(expr.constant)) throw Error(where + ": the constant is not finite");
-  if (std::abs(expr.constant) > kMaxMagnitude) throw Error(where + ": the constant " + number(expr.constant) + beyond());
+  if (std::abs(expr.constant) > kMaxMagnitude)
+    throw Error(where + ": the constant " + number(expr.constant) + beyond());
 }
 
 void validate_names(const Model& model) {

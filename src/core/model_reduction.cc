@@ -135,7 +135,8 @@ Network composite_network(const Model& model, const Eigen::VectorXd& shift, std:
   int depth = 0;
   for (const NetworkUse& use : model.networks) depth = std::max(depth, use.network->num_hidden_layers());
   output_offset.assign(1, 0);
-  for (const NetworkUse& use : model.networks) output_offset.push_back(output_offset.back() + use.network->output_dim());
+  for (const NetworkUse& use : model.networks)
+    output_offset.push_back(output_offset.back() + use.network->output_dim());
   const Carry carry = carry_sets(model, layout(model, depth, 0));
   const Layout places = layout(model, depth, static_cast<int>(carry.carried.size()));
   std::vector<DenseLayer> layers;

@@ -214,7 +214,8 @@ Reference ProblemReader::read_reference(const std::string& text, const std::stri
   const std::string digits = open == std::string::npos || text.back() != ']'
                                  ? ""
                                  : text.substr(open + 1, text.size() - open - 2);
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+  const auto digit = [](unsigned char c) { return std::isdigit(c) != 0; };
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), digit))
     fail(where, "'" + text + "' is not a reference such as \"x[0]\"");
   const std::string name = text.substr(0, open);
   const auto it = names_.find(name);
@@ -298,7 +299,8 @@ Model ProblemReader::read(const json& doc) {
   const json& objective = required(doc, "objective", "the top level");
   check_keys(objective, {"terms", "constant"}, "objective");
   model_.objective = read_terms(objective, "objective");
-  if (objective.contains("constant")) model_.objective.constant = number(objective.at("constant"), "objective", "key 'constant'");
+  if (objective.contains("constant"))
+    model_.objective.constant = number(objective.at("constant"), "objective", "key 'constant'");
   try {
     model_.validate();
   } catch (const Error& e) {
@@ -355,7 +357,8 @@ std::string model_path(const NetworkUse& use, const std::string& directory) {
   if (use.source.empty()) throw Error("network '" + use.name + "' has no model file to write the problem with");
   if (directory.empty()) return use.source;
   const std::filesystem::path absolute = std::filesystem::absolute(use.source).lexically_normal();
-  const std::filesystem::path relative = absolute.lexically_relative(std::filesystem::absolute(directory).lexically_normal());
+  const std::filesystem::path base = std::filesystem::absolute(directory).lexically_normal();
+  const std::filesystem::path relative = absolute.lexically_relative(base);
   const bool inside = !relative.empty() && *relative.begin() != "..";
   return (inside ? relative : absolute).generic_string();
 }

@@ -64,7 +64,8 @@ TEST(ModelBruteForce, HandComputedAbsoluteValue) {
 TEST(ModelBruteForce, HandComputedWithASecondBlock) {
   Model m = absolute_value_model(false);
   m.variables.push_back(interval("z", 0.0, 10.0));
-  m.constraints.push_back(constraint({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -1.0}}, ConstraintSense::kEqual, 2.0));
+  m.constraints.push_back(
+      constraint({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -1.0}}, ConstraintSense::kEqual, 2.0));
   m.objective.terms.push_back({R::variable(1, 0), -0.1});
   expect_optimum(m, 2.2, Eigen::Vector2d(-1.5, 0.5));
   m.sense = Sense::kMinimize;
@@ -150,7 +151,8 @@ TEST(ModelBruteForce, NoFeasibleSampleBeatsTheOptimum) {
   // The risk limit is the risk at n = (1, 0), c = 0 (risk reads n[1], c, n[0]), which keeps that point feasible.
   const double limit = m.networks[1].network->forward(Eigen::Vector3d(0.0, 0.0, 1.0))[0];
   m.constraints = {constraint({{R::output(1, 0), 1.0}, {R::variable(1, 0), -0.2}}, ConstraintSense::kLessEqual, limit),
-                   constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kGreaterEqual, 1.0)};
+                   constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kGreaterEqual,
+                              1.0)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), -0.1}, {R::variable(1, 0), 0.05}}, 0.0};
   const ModelOptimum best = brute_force_model(m);
   ASSERT_TRUE(best.feasible);

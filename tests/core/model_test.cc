@@ -38,7 +38,8 @@ Model mixed_model() {
                 {"shallow", shared(random_network(3, {5}, 1, 12)), {3, 1, 3}, ""},
                 {"linear", shared(random_network(3, {}, 2, 13)), {0, 1, 2}, ""}};
   using R = Reference;
-  m.constraints = {{expr({{R::variable(0, 0), 1.0}, {R::variable(1, 0), -1.0}}, 0.5), ConstraintSense::kLessEqual, 2.0, ""},
+  m.constraints = {{expr({{R::variable(0, 0), 1.0}, {R::variable(1, 0), -1.0}}, 0.5), ConstraintSense::kLessEqual, 2.0,
+                    ""},
                    {expr({{R::output(0, 1), 2.0}, {R::variable(1, 0), 1.0}}), ConstraintSense::kGreaterEqual, -3.0, ""},
                    {expr({{R::output(2, 0), 1.0}, {R::output(1, 0), -1.0}}), ConstraintSense::kEqual, 0.25, "tie"}};
   m.objective = expr({{R::output(0, 0), 1.0}, {R::variable(1, 0), -0.1}, {R::output(1, 0), 0.5}}, 3.0);
@@ -181,10 +182,12 @@ TEST(ModelReduction, AddsNoUnstableNeuron) {
   const ReducedModel r = reduce(m);
   const NeuronBounds bounds = interval_bounds(*r.composite, r.domain);
   EXPECT_EQ(bounds.num_unstable(), unstable_alone(m, r.domain));
-  // The carried v (all four: the late networks read x and z) are the last 4 neurons of each hidden layer, active by a margin under every bound method.
+  // The carried v (all four: the late networks read x and z) are the last 4 neurons of each hidden layer, active
+  // by a margin under every bound method.
   for (BoundMethod method : {BoundMethod::kInterval, BoundMethod::kSymbolic, BoundMethod::kLp}) {
     const NeuronBounds b = compute_bounds(*r.composite, r.domain, {method, 1}, Deadline());
-    for (int layer = 0; layer < 2; ++layer) EXPECT_GE(b.lower[layer].tail(4).minCoeff(), 0.9) << bound_method_name(method);
+    for (int layer = 0; layer < 2; ++layer)
+      EXPECT_GE(b.lower[layer].tail(4).minCoeff(), 0.9) << bound_method_name(method);
   }
   const Model twice = mixed_model();
   const ReducedModel t = reduce(twice);

@@ -191,12 +191,14 @@ TEST(ProblemJson, EveryErrorNamesItsEntryAndKey) {
        "constraint 1: needs exactly one of the keys '<=', '>=', '==' (it has 0)"},
       {"constraint key", [constraint_keys](json& d) { d["constraints"][2]["<"] = 1; },
        "constraint 2: unknown key '<' " + constraint_keys},
-      {"empty terms", [](json& d) { d["constraints"][2]["terms"] = json::object(); }, "constraint 2: key 'terms' is empty"},
+      {"empty terms", [](json& d) { d["constraints"][2]["terms"] = json::object(); },
+       "constraint 2: key 'terms' is empty"},
       {"terms", [](json& d) { d["constraints"][2]["terms"] = {1, 2}; },
        "constraint 2: key 'terms' must be an object such as {\"x[0]\": 1.5}"},
       {"objective key", [](json& d) { d["objective"]["weights"] = {1}; },
        "objective: unknown key 'weights' (the keys are 'terms', 'constant')"},
-      {"constant", [](json& d) { d["objective"]["constant"] = "inf"; }, "objective: key 'constant' is not finite: \"inf\""},
+      {"constant", [](json& d) { d["objective"]["constant"] = "inf"; },
+       "objective: key 'constant' is not finite: \"inf\""},
   };
   for (const BadFile& c : cases) {
     SCOPED_TRACE(c.what);
@@ -218,11 +220,9 @@ TEST(ProblemJson, UnreadableModelAndMalformedJsonAreNamed) {
     read_text(doc.dump());
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("problem file 'p.json': network 'demand': key 'model': cannot open model file '" +
-                                              kDirectory + "/nope.nnet'",
-                                          0),
-              0u)
-        << e.what();
+    const std::string expected =
+        "problem file 'p.json': network 'demand': key 'model': cannot open model file '" + kDirectory + "/nope.nnet'";
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
   }
   try {
     read_text("{\"sense\": \"max\",");
