@@ -94,7 +94,8 @@ struct Model {
 // model's own networks: how a reported point is checked.
 struct ModelPoint {
   Eigen::VectorXd v;
-  std::vector<Eigen::VectorXd> outputs;  // per network
+  std::vector<Eigen::VectorXd> variables;  // v per block
+  std::vector<Eigen::VectorXd> outputs;    // per network
   double objective = 0.0;                // in the user's sense
   // The largest violation of a bound, of integrality or of a constraint (0 when v is feasible).
   double max_violation = 0.0;

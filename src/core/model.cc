@@ -172,7 +172,9 @@ ModelPoint evaluate(const Model& model, const Eigen::VectorXd& v) {
   if (v.size() != model.num_variables())
     throw Error("evaluate: " + std::to_string(v.size()) + " values for " + std::to_string(model.num_variables()) +
                 " variables");
-  ModelPoint point{v, {}, 0.0, 0.0};
+  ModelPoint point{v, {}, {}, 0.0, 0.0};
+  for (std::size_t b = 0; b < model.variables.size(); ++b)
+    point.variables.push_back(v.segment(model.offset(static_cast<int>(b)), model.variables[b].size()));
   for (const NetworkUse& use : model.networks) {
     Eigen::VectorXd input(static_cast<Eigen::Index>(use.input.size()));
     for (std::size_t j = 0; j < use.input.size(); ++j) input[static_cast<Eigen::Index>(j)] = v[use.input[j]];

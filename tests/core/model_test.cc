@@ -122,6 +122,9 @@ TEST(ModelEvaluate, ReportsValuesAndViolations) {
   Eigen::VectorXd v(4);
   v << 0.5, 1.0, 0.25, 1.0;
   const ModelPoint p = evaluate(m, v);
+  ASSERT_EQ(p.variables.size(), 2u);
+  EXPECT_EQ(p.variables[0], Eigen::Vector3d(0.5, 1.0, 0.25));
+  EXPECT_EQ(p.variables[1], Eigen::VectorXd::Constant(1, 1.0));
   ASSERT_EQ(p.outputs.size(), 3u);
   EXPECT_EQ(p.outputs[0], m.networks[0].network->forward(Eigen::Vector2d(0.25, 0.5)));
   EXPECT_EQ(p.outputs[1], m.networks[1].network->forward(Eigen::Vector3d(1.0, 1.0, 1.0)));
