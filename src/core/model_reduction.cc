@@ -10,6 +10,87 @@ namespace reluopt {
 
 namespace {
 
+// The box of v, integer coordinates rounded inwards.
+struct Box {
+  Eigen::VectorXd lower, upper;
+  std::vector<bool> integer;
+};
+
+Box variable_box(const Model& model) {
+  const int n = model.num_variables();
+  Box box{Eigen::VectorXd(n), Eigen::VectorXd(n), std::vector<bool>(static_cast<std::size_t>(n))};
+  for (std::size_t b = 0; b < model.variables.size(); ++b) {
+    const VariableBlock& block = model.variables[b];
+    const int at = model.offset(static_cast<int>(b));
+    for (int i = 0; i < block.size(); ++i) {
+      const bool integer = block.is_integer(i);
+      box.integer[static_cast<std::size_t>(at + i)] = integer;
+      box.lower[at + i] = integer ? std::ceil(block.lower[i]) : block.lower[i];
+      box.upper[at + i] = integer ? std::floor(block.upper[i]) : block.upper[i];
+    }
+  }
+  return box;
+}
+
+// The dense row of expr's variable terms over v.
+Eigen::VectorXd variable_row(const Model& model, const LinearExpr& expr) {
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(model.num_variables());
+  for (const LinearExpr::Term& term : expr.terms)
+    if (term.ref.kind == Reference::Kind::kVariable)
+      row[model.offset(term.ref.index) + term.ref.coordinate] += term.coefficient;
+  return row;
+}
+
+// v = R u + r: the equalities on variables alone, each solved for a continuous variable (the one of largest
+// coefficient once the earlier ones are substituted), leave u, the variables not eliminated. An equality with
+// no continuous variable left keeps its two rows.
+struct Substitution {
+  Eigen::MatrixXd R;            // n x dim(u)
+  Eigen::VectorXd r;
+  std::vector<int> free;        // u_j = v[free[j]]
+  std::vector<bool> eliminates; // per constraint: it was solved for a variable (and needs no row)
+};
+
+// Solves a^T v = beta (a and beta already over the current v = R v + r) for the continuous free variable of
+// largest |a_j|; false when there is none.
+bool eliminate(const Eigen::VectorXd& a, double beta, const std::vector<bool>& integer, std::vector<bool>& gone,
+               Eigen::MatrixXd& R, Eigen::VectorXd& r) {
+  int pivot = -1;
+  for (int j = 0; j < a.size(); ++j)
+    if (!integer[static_cast<std::size_t>(j)] && !gone[static_cast<std::size_t>(j)] && a[j] != 0.0 &&
+        (pivot < 0 || std::abs(a[j]) > std::abs(a[pivot])))
+      pivot = j;
+  if (pivot < 0 || std::abs(a[pivot]) <= 1e-9 * a.cwiseAbs().maxCoeff()) return false;
+  // v_p = e^T v + e0 with e_p = 0, then into every expression R_i v + r_i that holds v_p.
+  Eigen::RowVectorXd e = -a.transpose() / a[pivot];
+  e[pivot] = 0.0;
+  const double e0 = beta / a[pivot];
+  const Eigen::VectorXd column = R.col(pivot);
+  R += column * e;
+  r += column * e0;
+  R.col(pivot).setZero();
+  gone[static_cast<std::size_t>(pivot)] = true;
+  return true;
+}
+
+Substitution substitute_equalities(const Model& model, const std::vector<bool>& integer) {
+  const int n = model.num_variables();
+  Substitution s{Eigen::MatrixXd::Identity(n, n), Eigen::VectorXd::Zero(n), {}, {}};
+  std::vector<bool> gone(static_cast<std::size_t>(n), false);
+  for (const LinearConstraint& c : model.constraints) {
+    const bool equality = c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
+    const Eigen::VectorXd a = variable_row(model, c.expr);
+    s.eliminates.push_back(equality && eliminate(s.R.transpose() * a, c.rhs - c.expr.constant - a.dot(s.r),
+                                                 integer, gone, s.R, s.r));
+  }
+  for (int i = 0; i < n; ++i)
+    if (!gone[static_cast<std::size_t>(i)]) s.free.push_back(i);
+  Eigen::MatrixXd kept(n, static_cast<Eigen::Index>(s.free.size()));
+  for (std::size_t j = 0; j < s.free.size(); ++j) kept.col(static_cast<Eigen::Index>(j)) = s.R.col(s.free[j]);
+  s.R = std::move(kept);
+  return s;
+}
+
 // Which variables the composite carries and emits. T (`emitted`): the variables of the variable terms of the
 // objective and of the output rows, which y must hold (all of v for a model without networks, whose y would
 // otherwise be empty). S (`carried`): T and the inputs of the networks that start after the first layer.
@@ -70,106 +151,135 @@ Carry carry_sets(const Model& model, const Layout& places) {
   return out;
 }
 
-// Network k's layer t as rows [row, row + its width) of composite layer j (input columns as `layout` places the
-// previous layer; v itself at j = 0). Its first layer reads v from the carried relu(v - L), adding W L back.
-void place_network_layer(const NetworkUse& use, int t, int j, int k, int row, const Layout& layout,
-                         const Carry& carry, const Eigen::VectorXd& shift, DenseLayer& layer) {
+// What building the composite's layers needs.
+struct Composite {
+  const Model& model;
+  const Substitution& input;  // v = R u + r, u the composite's input
+  Eigen::VectorXd shift;      // L, one per variable
+  int depth = 0;
+  Carry carry;
+  Layout places;
+  std::vector<int> output_offset;
+
+  // Adds `weights` * v_i (a column over the rows from `row`) to the first layer, whose input is u.
+  void add_variable(DenseLayer& layer, int row, int i, const Eigen::VectorXd& weights) const {
+    for (Eigen::Index j = 0; j < input.R.cols(); ++j)
+      if (input.R(i, j) != 0.0) layer.weights.col(j).segment(row, weights.size()) += input.R(i, j) * weights;
+    layer.bias.segment(row, weights.size()) += input.r[i] * weights;
+  }
+};
+
+// Network k's layer t as rows [row, row + its width) of composite layer j (input columns as `places` puts the
+// previous layer; u itself at j = 0). Its first layer reads v from the carried relu(v - L), adding W L back.
+void place_network_layer(const Composite& c, int k, int t, int j, int row, DenseLayer& layer) {
+  const NetworkUse& use = c.model.networks[static_cast<std::size_t>(k)];
   const DenseLayer& own = use.network->layers()[static_cast<std::size_t>(t)];
   const Eigen::Index rows = own.weights.rows();
-  layer.bias.segment(row, rows) = own.bias;
+  layer.bias.segment(row, rows) += own.bias;
   if (t > 0) {
-    layer.weights.block(row, layout.start[j - 1][k], rows, own.weights.cols()) = own.weights;
+    layer.weights.block(row, c.places.start[j - 1][k], rows, own.weights.cols()) = own.weights;
     return;
   }
   for (std::size_t i = 0; i < use.input.size(); ++i) {
-    const Eigen::Index col = static_cast<Eigen::Index>(i);
+    const Eigen::VectorXd w = own.weights.col(static_cast<Eigen::Index>(i));
     const int v = use.input[i];
-    const int column = j == 0 ? v : layout.carry[j - 1] + carry.position[static_cast<std::size_t>(v)];
-    layer.weights.col(column).segment(row, rows) += own.weights.col(col);
-    if (j > 0) layer.bias.segment(row, rows) += own.weights.col(col) * shift[v];
+    if (j == 0) {
+      c.add_variable(layer, row, v, w);
+      continue;
+    }
+    layer.weights.col(c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]).segment(row, rows) += w;
+    layer.bias.segment(row, rows) += w * c.shift[v];
   }
 }
 
 // The carried variables: relu(v - L) in the first hidden layer, then relu of themselves, and + L back into the
 // emitted ones in the output layer (v itself when there is no hidden layer).
-void place_carry(int j, int depth, const Layout& layout, const Carry& carry, int output_row,
-                 const Eigen::VectorXd& shift, DenseLayer& layer) {
-  if (j == depth) {
-    for (std::size_t t = 0; t < carry.emitted.size(); ++t) {
-      const int v = carry.emitted[t], row = output_row + static_cast<int>(t);
-      if (depth == 0) {
-        layer.weights(row, v) = 1.0;
+void place_carry(const Composite& c, int j, DenseLayer& layer) {
+  const Eigen::VectorXd one = Eigen::VectorXd::Ones(1);
+  if (j == c.depth) {
+    for (std::size_t t = 0; t < c.carry.emitted.size(); ++t) {
+      const int v = c.carry.emitted[t], row = c.output_offset.back() + static_cast<int>(t);
+      if (c.depth == 0) {
+        c.add_variable(layer, row, v, one);
         continue;
       }
-      layer.weights(row, layout.carry[j - 1] + carry.position[static_cast<std::size_t>(v)]) = 1.0;
-      layer.bias[row] = shift[v];
+      layer.weights(row, c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]) = 1.0;
+      layer.bias[row] = c.shift[v];
     }
     return;
   }
-  for (std::size_t p = 0; p < carry.carried.size(); ++p) {
-    const int v = carry.carried[p], row = layout.carry[j] + static_cast<int>(p);
-    layer.weights(row, j == 0 ? v : layout.carry[j - 1] + static_cast<int>(p)) = 1.0;
-    if (j == 0) layer.bias[row] = -shift[v];
+  for (std::size_t p = 0; p < c.carry.carried.size(); ++p) {
+    const int v = c.carry.carried[p], row = c.places.carry[j] + static_cast<int>(p);
+    if (j > 0) {
+      layer.weights(row, c.places.carry[j - 1] + static_cast<int>(p)) = 1.0;
+      continue;
+    }
+    c.add_variable(layer, row, v, one);
+    layer.bias[row] -= c.shift[v];
   }
 }
 
 // The composite's layer j (hidden for j < depth, the output layer at j = depth).
-DenseLayer composite_layer(const Model& model, const Layout& layout, const Carry& carry, int j, int depth,
-                           const Eigen::VectorXd& shift, const std::vector<int>& output_offset) {
-  const bool output = j == depth;
-  const int rows = output ? output_offset.back() + static_cast<int>(carry.emitted.size()) : layout.width[j];
-  const int cols = j == 0 ? model.num_variables() : layout.width[j - 1];
+DenseLayer composite_layer(const Composite& c, int j) {
+  const bool output = j == c.depth;
+  const int rows = output ? c.output_offset.back() + static_cast<int>(c.carry.emitted.size()) : c.places.width[j];
+  const int cols = j == 0 ? static_cast<int>(c.input.R.cols()) : c.places.width[j - 1];
   DenseLayer layer{Eigen::MatrixXd::Zero(rows, cols), Eigen::VectorXd::Zero(rows)};
-  for (std::size_t k = 0; k < model.networks.size(); ++k) {
-    const int t = j - layout.first[k];
-    if (t < 0) continue;
-    const int row = output ? output_offset[k] : layout.start[j][k];
-    place_network_layer(model.networks[k], t, j, static_cast<int>(k), row, layout, carry, shift, layer);
+  for (std::size_t k = 0; k < c.model.networks.size(); ++k) {
+    const int t = j - c.places.first[k];
+    if (t >= 0) place_network_layer(c, static_cast<int>(k), t, j, output ? c.output_offset[k] : c.places.start[j][k], layer);
   }
-  place_carry(j, depth, layout, carry, output_offset.back(), shift, layer);
+  place_carry(c, j, layer);
   return layer;
 }
 
-Network composite_network(const Model& model, const Eigen::VectorXd& shift, std::vector<int>& output_offset,
-                          std::vector<int>& emitted) {
-  int depth = 0;
-  for (const NetworkUse& use : model.networks) depth = std::max(depth, use.network->num_hidden_layers());
-  output_offset.assign(1, 0);
-  for (const NetworkUse& use : model.networks)
-    output_offset.push_back(output_offset.back() + use.network->output_dim());
-  const Carry carry = carry_sets(model, layout(model, depth, 0));
-  const Layout places = layout(model, depth, static_cast<int>(carry.carried.size()));
+// L_i = carry_shift of v_i's lower bound over u's box (l_i itself for a variable not eliminated).
+Eigen::VectorXd carry_shifts(const Substitution& input, const Domain& domain) {
+  const Eigen::MatrixXd& R = input.R;
+  Eigen::VectorXd lower = input.r;
+  lower += R.cwiseMax(0.0) * domain.lower + R.cwiseMin(0.0) * domain.upper;
+  return lower.unaryExpr([](double l) { return carry_shift(l); });
+}
+
+Network composite_network(const Model& model, const Substitution& input, const Domain& domain,
+                          ReducedModel& reduced) {
+  Composite c{model, input, carry_shifts(input, domain), 0, {}, {}, {0}};
+  for (const NetworkUse& use : model.networks) {
+    c.depth = std::max(c.depth, use.network->num_hidden_layers());
+    c.output_offset.push_back(c.output_offset.back() + use.network->output_dim());
+  }
+  c.carry = carry_sets(model, layout(model, c.depth, 0));
+  c.places = layout(model, c.depth, static_cast<int>(c.carry.carried.size()));
   std::vector<DenseLayer> layers;
-  for (int j = 0; j <= depth; ++j)
-    layers.push_back(composite_layer(model, places, carry, j, depth, shift, output_offset));
-  emitted = carry.emitted;
+  for (int j = 0; j <= c.depth; ++j) layers.push_back(composite_layer(c, j));
+  reduced.output_offset = c.output_offset;
+  reduced.output_variables = c.carry.emitted;
   return Network(std::move(layers));
 }
 
-bool is_plain(const Model& model) {
+bool is_plain(const Model& model, const Substitution& input) {
   if (model.networks.size() != 1 || model.objective.has_variables()) return false;
   std::vector<int> all(static_cast<std::size_t>(model.num_variables()));
   std::iota(all.begin(), all.end(), 0);
-  if (model.networks[0].input != all) return false;
+  if (model.networks[0].input != all || input.free != all) return false;
   return std::none_of(model.constraints.begin(), model.constraints.end(), [](const LinearConstraint& c) {
     return c.expr.has_outputs() && c.expr.has_variables();
   });
 }
 
-// The row a^T u over u = v (variables only) or u = y (the composite's outputs), with expr's constant moved to
-// the right-hand side: a^T u <= rhs - constant.
-Eigen::VectorXd expr_row(const Model& model, const ReducedModel& reduced, const LinearExpr& expr, bool over_outputs,
-                         int dim) {
-  Eigen::VectorXd row = Eigen::VectorXd::Zero(dim);
+// The row of expr over y = F(u), its variable terms on the emitted part v[T] of y.
+Eigen::VectorXd output_row(const Model& model, const ReducedModel& reduced, const LinearExpr& expr) {
+  Eigen::VectorXd row = Eigen::VectorXd::Zero(reduced.composite->output_dim());
+  const std::vector<int>& emitted = reduced.output_variables;
   for (const LinearExpr::Term& term : expr.terms) {
     const Reference& r = term.ref;
-    int at = r.kind == Reference::Kind::kOutput ? reduced.output_offset[r.index] + r.coordinate
-                                                 : model.offset(r.index) + r.coordinate;
-    if (over_outputs && r.kind == Reference::Kind::kVariable) {
-      const auto& emitted = reduced.output_variables;
-      at = reduced.variables_offset + static_cast<int>(std::find(emitted.begin(), emitted.end(), at) - emitted.begin());
+    if (r.kind == Reference::Kind::kOutput) {
+      row[reduced.output_offset[r.index] + r.coordinate] += term.coefficient;
+      continue;
     }
-    row[at] += term.coefficient;
+    const int v = model.offset(r.index) + r.coordinate;
+    row[reduced.variables_offset + (std::find(emitted.begin(), emitted.end(), v) - emitted.begin())] +=
+        term.coefficient;
   }
   return row;
 }
@@ -181,44 +291,63 @@ void append_row(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::VectorXd& r
   b[b.size() - 1] = rhs;
 }
 
-// Each constraint as one or two rows "<=": over v into the domain, or over y into the output rows.
-void add_constraint_rows(const Model& model, ReducedModel& reduced) {
-  const int n = model.num_variables();
-  const int m = reduced.composite->output_dim();
-  reduced.domain.A.resize(0, n);
-  reduced.domain.b.resize(0);
-  reduced.output_rows.resize(0, m);
+// row^T x (<= | >= | ==) rhs as one or two rows "<=". A row that substitution left without a coefficient is
+// dropped when it holds (0 <= rhs) and kept when it does not, so that the domain stays empty.
+void append_constraint(Eigen::MatrixXd& A, Eigen::VectorXd& b, const Eigen::VectorXd& row, ConstraintSense sense,
+                       double rhs) {
+  const bool empty = (row.array() == 0.0).all();
+  if (sense != ConstraintSense::kGreaterEqual && !(empty && rhs >= 0.0)) append_row(A, b, row, rhs);
+  if (sense != ConstraintSense::kLessEqual && !(empty && -rhs >= 0.0)) append_row(A, b, -row, -rhs);
+}
+
+// The constraints on variables alone (those not eliminated, over u) and the bounds of the eliminated
+// variables into the domain; the constraints with an output into the output rows.
+void add_constraint_rows(const Model& model, const Substitution& input, const Box& box, ReducedModel& reduced) {
+  Domain& domain = reduced.domain;
+  domain.A.resize(0, input.R.cols());
+  domain.b.resize(0);
+  reduced.output_rows.resize(0, reduced.composite->output_dim());
   reduced.output_rhs.resize(0);
-  for (const LinearConstraint& c : model.constraints) {
-    const bool outputs = c.expr.has_outputs();
-    const Eigen::VectorXd row = expr_row(model, reduced, c.expr, outputs, outputs ? m : n);
+  for (std::size_t k = 0; k < model.constraints.size(); ++k) {
+    const LinearConstraint& c = model.constraints[k];
     const double rhs = c.rhs - c.expr.constant;
-    Eigen::MatrixXd& A = outputs ? reduced.output_rows : reduced.domain.A;
-    Eigen::VectorXd& b = outputs ? reduced.output_rhs : reduced.domain.b;
-    if (c.sense != ConstraintSense::kGreaterEqual) append_row(A, b, row, rhs);
-    if (c.sense != ConstraintSense::kLessEqual) append_row(A, b, -row, -rhs);
+    if (c.expr.has_outputs()) {
+      append_constraint(reduced.output_rows, reduced.output_rhs, output_row(model, reduced, c.expr), c.sense, rhs);
+    } else if (!input.eliminates[k]) {
+      const Eigen::VectorXd a = variable_row(model, c.expr);
+      append_constraint(domain.A, domain.b, input.R.transpose() * a, c.sense, rhs - a.dot(input.r));
+    }
+  }
+  std::vector<bool> is_free(static_cast<std::size_t>(model.num_variables()), false);
+  for (int i : input.free) is_free[static_cast<std::size_t>(i)] = true;
+  for (int i = 0; i < model.num_variables(); ++i) {
+    if (is_free[static_cast<std::size_t>(i)]) continue;
+    append_constraint(domain.A, domain.b, input.R.row(i).transpose(), ConstraintSense::kLessEqual,
+                      box.upper[i] - input.r[i]);
+    append_constraint(domain.A, domain.b, input.R.row(i).transpose(), ConstraintSense::kGreaterEqual,
+                      box.lower[i] - input.r[i]);
   }
 }
 
-void set_box(const Model& model, ReducedModel& reduced) {
-  const int n = model.num_variables();
-  Domain& domain = reduced.domain;
-  domain.lower.resize(n);
-  domain.upper.resize(n);
-  reduced.integer.assign(static_cast<std::size_t>(n), false);
-  std::string description = "variables";
-  for (std::size_t b = 0; b < model.variables.size(); ++b) {
-    const VariableBlock& block = model.variables[b];
-    const int at = model.offset(static_cast<int>(b));
-    description += (b ? ", " : " ") + block.name + " (" + std::to_string(block.size()) + ")";
-    for (int i = 0; i < block.size(); ++i) {
-      const bool integer = block.is_integer(i);
-      reduced.integer[static_cast<std::size_t>(at + i)] = integer;
-      domain.lower[at + i] = integer ? std::ceil(block.lower[i]) : block.lower[i];
-      domain.upper[at + i] = integer ? std::floor(block.upper[i]) : block.upper[i];
-    }
+// The box of u and its integer flags, and the map back to v.
+void set_input(const Model& model, const Box& box, const Substitution& input, ReducedModel& reduced) {
+  const int d = static_cast<int>(input.free.size());
+  reduced.domain.lower.resize(d);
+  reduced.domain.upper.resize(d);
+  for (int j = 0; j < d; ++j) {
+    const int i = input.free[static_cast<std::size_t>(j)];
+    reduced.domain.lower[j] = box.lower[i];
+    reduced.domain.upper[j] = box.upper[i];
+    reduced.integer.push_back(box.integer[static_cast<std::size_t>(i)]);
   }
-  domain.description = description;
+  reduced.input_map = input.R;
+  reduced.input_offset = input.r;
+  std::string description = "variables";
+  for (std::size_t b = 0; b < model.variables.size(); ++b)
+    description += (b ? ", " : " ") + model.variables[b].name + " (" + std::to_string(model.variables[b].size()) + ")";
+  if (d < model.num_variables())
+    description += ", " + std::to_string(model.num_variables() - d) + " eliminated by equalities";
+  reduced.domain.description = description;
 }
 
 }  // namespace
@@ -239,25 +368,24 @@ double ReducedModel::output_violation(const Eigen::VectorXd& y) const {
 ReducedModel reduce(const Model& model) {
   model.validate();
   ReducedModel reduced;
-  set_box(model, reduced);
-  if (is_plain(model)) {
+  const Box box = variable_box(model);
+  const Substitution input = substitute_equalities(model, box.integer);
+  set_input(model, box, input, reduced);
+  if (is_plain(model, input)) {
     reduced.composite = model.networks[0].network;
     reduced.output_offset = {0, reduced.composite->output_dim()};
   } else {
-    const Eigen::VectorXd shift = reduced.domain.lower.unaryExpr([](double lower) { return carry_shift(lower); });
-    reduced.composite = std::make_shared<const Network>(
-        composite_network(model, shift, reduced.output_offset, reduced.output_variables));
+    reduced.composite = std::make_shared<const Network>(composite_network(model, input, reduced.domain, reduced));
     reduced.variables_offset = reduced.output_offset.back();
   }
-  add_constraint_rows(model, reduced);
+  add_constraint_rows(model, input, box, reduced);
   Objective& objective = reduced.objective;
   objective.sense = model.sense;
-  const LinearExpr& g = model.objective;
-  objective.weights = expr_row(model, reduced, g, true, reduced.composite->output_dim());
-  objective.constant = g.constant;
+  objective.weights = output_row(model, reduced, model.objective);
+  objective.constant = model.objective.constant;
   objective.description = std::string(model.sense == Sense::kMaximize ? "maximize" : "minimize") +
                           " the problem's objective";
-  reduced.domain.validate(model.num_variables());
+  reduced.domain.validate(reduced.domain.dim());
   return reduced;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
 // A Model (reluopt/model.h) as the problem the methods run (docs/PROBLEM.md, "The reduction"): one composite
-// network over the concatenated variables v, a domain over v, a linear objective and linear rows on the
-// composite's outputs.
+// network over u, the concatenated variables v less those that equalities eliminate, a domain over u, a linear
+// objective and linear rows on the composite's outputs.
 #include <memory>
 #include <vector>
 
@@ -16,25 +16,32 @@
 namespace reluopt {
 
 struct ReducedModel {
-  // Outputs y = [f_1(v_I1); ...; f_K(v_IK); v_T], T = output_variables, or the model's one network itself in
-  // the plain case.
+  // y = F(u) = [f_1(v_I1); ...; f_K(v_IK); v_T], T = output_variables, or the model's one network itself in the
+  // plain case.
   std::shared_ptr<const Network> composite;
-  // The box of v (integer coordinates rounded inwards) and the constraints on variables alone, a == row as
-  // two rows.
+  // v = input_map u + input_offset. Each equality on variables alone that has a continuous variable is solved
+  // for one (and substituted into the rest); u is the variables left, in order, so input_map's rows of those
+  // are unit rows and give v_i = u_j exactly. Identity when no equality eliminates a variable.
+  Eigen::MatrixXd input_map;
+  Eigen::VectorXd input_offset;
+  // Over u: the box (integer coordinates rounded inwards), the other constraints on variables alone (a == row
+  // as two rows) and the bounds of the eliminated variables as rows.
   Domain domain;
   Objective objective;            // linear in y
   Eigen::MatrixXd output_rows;    // C: the constraints that involve a network output, C y <= e
   Eigen::VectorXd output_rhs;     // e
-  std::vector<bool> integer;      // per coordinate of v
+  std::vector<bool> integer;      // per coordinate of u
   std::vector<int> output_offset; // network k's outputs are y[output_offset[k] .. + its output_dim)
   // T: the variables of the variable terms of the objective and the output rows (all of v when the model has no
   // network), in order; v[T[t]] is y[variables_offset + t]. Empty, with variables_offset -1, in the plain case.
   std::vector<int> output_variables;
   int variables_offset = -1;
 
-  // True when the composite is the model's one network: its input is v in order, and neither the objective
-  // nor an output row has a variable term.
+  // True when the composite is the model's one network: its input is v in order (no variable eliminated), and
+  // neither the objective nor an output row has a variable term.
   bool plain() const { return variables_offset < 0; }
+  // The model's variables at the composite's input u.
+  Eigen::VectorXd variables(const Eigen::VectorXd& u) const { return input_map * u + input_offset; }
   bool has_output_rows() const { return output_rows.rows() > 0; }
   bool has_integers() const;
   // Network k's outputs within y.

@@ -1,7 +1,11 @@
 // Every method on the reduction of a model (core/model_reduction.h) without output rows or integer variables:
 // the composite network is a problem of the form solve() takes, so the provers prove the model's optimum (by
-// the brute-force oracle) and every point's value is the model's own forward passes' value.
+// the brute-force oracle) and every point's value is the model's own forward passes' value. With an equality
+// on variables, the methods run over the variables it leaves.
 #include <gtest/gtest.h>
+
+#include <map>
+#include <utility>
 
 #include "algorithms/model_brute_force.h"
 #include "core/model_reduction.h"
@@ -13,8 +17,9 @@ namespace {
 
 using R = Reference;
 
-// Two networks of different depths on overlapping variables, a row on variables, a variable in the objective.
-Model two_network_model(Sense sense) {
+// Two networks of different depths on overlapping variables, a row on variables, a variable in the objective;
+// with `balance`, a block w fed to the shallow network and tied by w == x0 - z0 + 1.
+Model two_network_model(Sense sense, bool balance) {
   Model m;
   m.variables = {{"x", Eigen::Vector2d(0.0, -1.0), Eigen::Vector2d(1.0, 1.0), {}},
                  {"z", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 2.0), {}}};
@@ -23,15 +28,32 @@ Model two_network_model(Sense sense) {
   m.constraints = {{{{{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, 0.0}, ConstraintSense::kLessEqual, 1.2, ""}};
   m.objective = {{{R::output(0, 0), 1.0}, {R::output(1, 0), -2.0}, {R::variable(0, 1), 0.3}}, 0.5};
   m.sense = sense;
+  if (!balance) return m;
+  m.variables.push_back({"w", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 1.5), {}});
+  m.networks[1].input = {1, 3};
+  m.constraints.push_back(
+      {{{{R::variable(2, 0), 1.0}, {R::variable(0, 0), -1.0}, {R::variable(1, 0), 1.0}}, 0.0}, ConstraintSense::kEqual,
+       1.0, ""});
+  m.objective.terms.push_back({R::variable(2, 0), 0.2});
   return m;
+}
+
+// The oracle's answer, computed once for all the methods.
+const testing::ModelOptimum& exact_optimum(Sense sense, bool balance) {
+  static std::map<std::pair<Sense, bool>, testing::ModelOptimum> known;
+  const auto key = std::pair{sense, balance};
+  if (!known.count(key)) known[key] = testing::brute_force_model(two_network_model(sense, balance));
+  return known.at(key);
 }
 
 class ModelSolve : public ::testing::TestWithParam<Method> {};
 
 TEST_P(ModelSolve, ReachesTheModelsOptimumOnTheComposite) {
-  for (Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
-    const Model m = two_network_model(sense);
-    const testing::ModelOptimum exact = testing::brute_force_model(m);
+  for (const auto& [sense, balance] : {std::pair{Sense::kMaximize, false}, std::pair{Sense::kMinimize, false},
+                                       std::pair{Sense::kMaximize, true}, std::pair{Sense::kMinimize, true}}) {
+    SCOPED_TRACE(balance ? "with an equality" : "without an equality");
+    const Model m = two_network_model(sense, balance);
+    const testing::ModelOptimum& exact = exact_optimum(sense, balance);
     ASSERT_TRUE(exact.feasible);
     const ReducedModel r = reduce(m);
     SolveOptions options;
@@ -42,9 +64,10 @@ TEST_P(ModelSolve, ReachesTheModelsOptimumOnTheComposite) {
     control.time_limit = 20.0;
     const SolveResult result = solve(*r.composite, r.domain, r.objective, options, control);
     ASSERT_NE(result.status, SolveStatus::kNoSolution);
-    const ModelPoint p = evaluate(m, result.x);
+    const ModelPoint p = evaluate(m, r.variables(result.x));
     EXPECT_LE(p.max_violation, 1e-12);
     EXPECT_NEAR(p.objective, result.objective, 1e-12);
+    EXPECT_EQ(r.domain.dim(), 3);  // with the balance, one of the four variables is eliminated
     const double sign = sense == Sense::kMaximize ? 1.0 : -1.0;
     EXPECT_LE(sign * p.objective, sign * exact.objective + 1e-9) << "beyond the optimum";
     if (result.status == SolveStatus::kOptimal) {

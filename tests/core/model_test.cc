@@ -285,13 +285,17 @@ TEST(ModelReduction, OneNetworkOverItsInputIsNotPadded) {
   m.variables = {block("x", {0, -1}, {1, 1})};
   m.networks = {{"f", shared(random_network(2, {4, 4}, 3, 9)), {0, 1}, ""}};
   m.constraints = {{expr({{Reference::variable(0, 0), 1.0}, {Reference::variable(0, 1), 1.0}}),
-                    ConstraintSense::kEqual, 0.5, ""},
+                    ConstraintSense::kLessEqual, 0.5, ""},
+                   {expr({{Reference::variable(0, 0), 1.0}, {Reference::variable(0, 1), -1.0}}),
+                    ConstraintSense::kGreaterEqual, -0.8, ""},
                    {expr({{Reference::output(0, 2), 1.0}}), ConstraintSense::kLessEqual, 0.1, ""}};
   m.objective = expr({{Reference::output(0, 0), 2.0}, {Reference::output(0, 1), -1.0}}, 1.0);
   m.sense = Sense::kMinimize;
   const ReducedModel r = reduce(m);
   ASSERT_TRUE(r.plain());
   EXPECT_EQ(r.composite.get(), m.networks[0].network.get());
+  EXPECT_EQ(r.input_map, Eigen::Matrix2d::Identity());
+  EXPECT_EQ(r.input_offset, Eigen::Vector2d::Zero());
   EXPECT_EQ(r.domain.num_rows(), 2);
   EXPECT_EQ(r.output_rows.rows(), 1);
   EXPECT_EQ(r.objective.weights, Eigen::Vector3d(2.0, -1.0, 0.0));
@@ -304,6 +308,56 @@ TEST(ModelReduction, OneNetworkOverItsInputIsNotPadded) {
   Model permuted = m;
   permuted.networks[0].input = {1, 0};
   EXPECT_FALSE(reduce(permuted).plain());
+  // An equality eliminates a variable: the composite reads the one left.
+  Model equality = m;
+  equality.constraints[0].sense = ConstraintSense::kEqual;
+  const ReducedModel e = reduce(equality);
+  EXPECT_FALSE(e.plain());
+  EXPECT_EQ(e.composite->input_dim(), 1);
+}
+
+// z - 0.5 x0 - 2 x1 == -1 is solved for z (the continuous variable of largest coefficient: x1 is integer);
+// n0 + n1 == 2 has only integer variables and keeps two rows; z's bounds become two rows over u = (x0, x1, n).
+TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
+  using R = Reference;
+  Model m;
+  m.variables = {block("x", {0, 0}, {1, 1}, {false, true}), block("z", {-1}, {2}),
+                 block("n", {0, 0}, {3, 3}, {true, true})};
+  m.networks = {{"f", shared(random_network(3, {4, 3}, 1, 61)), {0, 2, 3}, ""},
+                {"g", shared(random_network(2, {3}, 1, 62)), {2, 4}, ""}};
+  m.constraints = {{expr({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -0.5}, {R::variable(0, 1), -2.0}}),
+                    ConstraintSense::kEqual, -1.0, ""},
+                   {expr({{R::variable(2, 0), 1.0}, {R::variable(2, 1), 1.0}}), ConstraintSense::kEqual, 2.0, ""}};
+  m.objective = expr({{R::output(0, 0), 1.0}, {R::output(1, 0), 1.0}, {R::variable(1, 0), 0.5}});
+  const ReducedModel r = reduce(m);
+  ASSERT_EQ(r.domain.dim(), 4);
+  EXPECT_EQ(r.integer, (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(r.composite->input_dim(), 4);
+  Eigen::MatrixXd map = Eigen::MatrixXd::Zero(5, 4);
+  map(0, 0) = 1; map(1, 1) = 1; map(2, 0) = 0.5; map(2, 1) = 2; map(3, 2) = 1; map(4, 3) = 1;
+  EXPECT_EQ(r.input_map, map);
+  EXPECT_EQ(r.input_offset, (Eigen::VectorXd(5) << 0, 0, -1, 0, 0).finished());
+  ASSERT_EQ(r.domain.num_rows(), 4);  // n0 + n1 == 2 as two rows, then -1 <= 0.5 x0 + 2 x1 - 1 <= 2
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(0)), Eigen::RowVector4d(0, 0, 1, 1));
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(2)), Eigen::RowVector4d(0.5, 2, 0, 0));
+  EXPECT_EQ(r.domain.b[2], 3.0);
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(3)), Eigen::RowVector4d(-0.5, -2, 0, 0));
+  EXPECT_EQ(r.domain.b[3], 0.0);
+  std::mt19937_64 rng(9);
+  for (int sample = 0; sample < 100; ++sample) {
+    Eigen::VectorXd u = random_point(r.domain, rng);
+    u[1] = std::round(u[1]);
+    u[2] = sample % 3;  // n0 + n1 == 2 within the box
+    u[3] = 2.0 - u[2];
+    const Eigen::VectorXd v = r.variables(u);
+    const Eigen::VectorXd y = r.composite->forward(u);
+    const ModelPoint p = evaluate(m, v);
+    EXPECT_NEAR(r.objective.value(y), p.objective, 1e-13);
+    EXPECT_NEAR(std::max(r.domain.max_violation(u), 0.0), std::max(0.0, std::max(-1.0 - v[2], v[2] - 2.0)), 1e-15);
+    if (r.domain.max_violation(u) == 0.0) {
+      EXPECT_LE(p.max_violation, 1e-15);
+    }
+  }
 }
 
 TEST(ModelReduction, ModelWithoutNetworksIsTheIdentity) {

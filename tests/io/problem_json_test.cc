@@ -67,9 +67,12 @@ TEST(ProblemJson, ReadsTheFixture) {
   const Eigen::Vector4d v(2, 0.5, 3, 5);
   const ModelPoint p = evaluate(m, v);
   EXPECT_DOUBLE_EQ(p.objective, p.outputs[0][0] - 0.3 * 2 - 0.01 * 5 + 2);
+  // x[0] + x[2] - z[0] == 0 eliminates z[0]: u = x, and z's bounds are two rows 0 <= x[0] + x[2] <= 100.
   const ReducedModel r = reduce(m);
-  EXPECT_NEAR(r.objective.value(r.composite->forward(v)), p.objective, 1e-12);
-  EXPECT_EQ(r.domain.num_rows(), 2);  // x[0] + x[2] - z[0] == 0
+  const Eigen::Vector3d u(2, 0.5, 3);
+  EXPECT_EQ(r.variables(u), v);
+  EXPECT_NEAR(r.objective.value(r.composite->forward(u)), p.objective, 1e-12);
+  EXPECT_EQ(r.domain.num_rows(), 2);
   EXPECT_EQ(r.output_rows.rows(), 2);
 }
 
