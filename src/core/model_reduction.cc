@@ -227,7 +227,8 @@ DenseLayer composite_layer(const Composite& c, int j) {
   DenseLayer layer{Eigen::MatrixXd::Zero(rows, cols), Eigen::VectorXd::Zero(rows)};
   for (std::size_t k = 0; k < c.model.networks.size(); ++k) {
     const int t = j - c.places.first[k];
-    if (t >= 0) place_network_layer(c, static_cast<int>(k), t, j, output ? c.output_offset[k] : c.places.start[j][k], layer);
+    const int row = output ? c.output_offset[k] : t >= 0 ? c.places.start[j][k] : -1;
+    if (t >= 0) place_network_layer(c, static_cast<int>(k), t, j, row, layer);
   }
   place_carry(c, j, layer);
   return layer;
