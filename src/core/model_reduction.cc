@@ -45,7 +45,7 @@ Eigen::VectorXd variable_row(const Model& model, const LinearExpr& expr) {
 // coefficient once the earlier ones are substituted), leave u, the variables not eliminated. An equality with
 // no continuous variable left keeps its two rows.
 struct Substitution {
-  Eigen::MatrixXd R;            // n x dim(u)
+  SparseMap R;                  // n x dim(u): a unit row for each variable left
   Eigen::VectorXd r;
   std::vector<int> free;        // u_j = v[free[j]]
   std::vector<bool> eliminates; // per constraint: it was solved for a variable (and needs no row)
@@ -73,21 +73,31 @@ bool eliminate(const Eigen::VectorXd& a, double beta, const std::vector<bool>& i
   return true;
 }
 
+// A model without an equality on variables alone keeps v: R = I, stored sparse, since a network's input can be
+// thousands of variables wide. The elimination itself works on a dense n x n matrix.
 Substitution substitute_equalities(const Model& model, const std::vector<bool>& integer) {
   const int n = model.num_variables();
-  Substitution s{Eigen::MatrixXd::Identity(n, n), Eigen::VectorXd::Zero(n), {}, {}};
+  Substitution s{SparseMap(n, n), Eigen::VectorXd::Zero(n), {}, {}};
+  const bool any = std::any_of(model.constraints.begin(), model.constraints.end(), [](const LinearConstraint& c) {
+    return c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
+  });
+  Eigen::MatrixXd R = any ? Eigen::MatrixXd::Identity(n, n) : Eigen::MatrixXd();
   std::vector<bool> gone(static_cast<std::size_t>(n), false);
   for (const LinearConstraint& c : model.constraints) {
     const bool equality = c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
-    const Eigen::VectorXd a = variable_row(model, c.expr);
-    s.eliminates.push_back(equality && eliminate(s.R.transpose() * a, c.rhs - c.expr.constant - a.dot(s.r),
-                                                 integer, gone, s.R, s.r));
+    const Eigen::VectorXd a = equality ? variable_row(model, c.expr) : Eigen::VectorXd();
+    s.eliminates.push_back(equality && eliminate(R.transpose() * a, c.rhs - c.expr.constant - a.dot(s.r), integer,
+                                                 gone, R, s.r));
   }
   for (int i = 0; i < n; ++i)
     if (!gone[static_cast<std::size_t>(i)]) s.free.push_back(i);
-  Eigen::MatrixXd kept(n, static_cast<Eigen::Index>(s.free.size()));
-  for (std::size_t j = 0; j < s.free.size(); ++j) kept.col(static_cast<Eigen::Index>(j)) = s.R.col(s.free[j]);
-  s.R = std::move(kept);
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int i = 0; i < n && !any; ++i) entries.emplace_back(i, i, 1.0);
+  for (int i = 0; i < n && any; ++i)
+    for (std::size_t j = 0; j < s.free.size(); ++j)
+      if (R(i, s.free[j]) != 0.0) entries.emplace_back(i, static_cast<int>(j), R(i, s.free[j]));
+  s.R.resize(n, static_cast<Eigen::Index>(s.free.size()));
+  s.R.setFromTriplets(entries.begin(), entries.end());
   return s;
 }
 
@@ -163,8 +173,8 @@ struct Composite {
 
   // Adds `weights` * v_i (a column over the rows from `row`) to the first layer, whose input is u.
   void add_variable(DenseLayer& layer, int row, int i, const Eigen::VectorXd& weights) const {
-    for (Eigen::Index j = 0; j < input.R.cols(); ++j)
-      if (input.R(i, j) != 0.0) layer.weights.col(j).segment(row, weights.size()) += input.R(i, j) * weights;
+    for (SparseMap::InnerIterator it(input.R, i); it; ++it)
+      layer.weights.col(it.col()).segment(row, weights.size()) += it.value() * weights;
     layer.bias.segment(row, weights.size()) += input.r[i] * weights;
   }
 };
@@ -236,9 +246,10 @@ DenseLayer composite_layer(const Composite& c, int j) {
 
 // L_i = carry_shift of v_i's lower bound over u's box (l_i itself for a variable not eliminated).
 Eigen::VectorXd carry_shifts(const Substitution& input, const Domain& domain) {
-  const Eigen::MatrixXd& R = input.R;
   Eigen::VectorXd lower = input.r;
-  lower += R.cwiseMax(0.0) * domain.lower + R.cwiseMin(0.0) * domain.upper;
+  for (Eigen::Index i = 0; i < input.R.rows(); ++i)
+    for (SparseMap::InnerIterator it(input.R, i); it; ++it)
+      lower[i] += it.value() * (it.value() > 0.0 ? domain.lower[it.col()] : domain.upper[it.col()]);
   return lower.unaryExpr([](double l) { return carry_shift(l); });
 }
 
@@ -316,17 +327,17 @@ void add_constraint_rows(const Model& model, const Substitution& input, const Bo
       append_constraint(reduced.output_rows, reduced.output_rhs, output_row(model, reduced, c.expr), c.sense, rhs);
     } else if (!input.eliminates[k]) {
       const Eigen::VectorXd a = variable_row(model, c.expr);
-      append_constraint(domain.A, domain.b, input.R.transpose() * a, c.sense, rhs - a.dot(input.r));
+      const Eigen::VectorXd over_u = input.R.transpose() * a;
+      append_constraint(domain.A, domain.b, over_u, c.sense, rhs - a.dot(input.r));
     }
   }
   std::vector<bool> is_free(static_cast<std::size_t>(model.num_variables()), false);
   for (int i : input.free) is_free[static_cast<std::size_t>(i)] = true;
   for (int i = 0; i < model.num_variables(); ++i) {
     if (is_free[static_cast<std::size_t>(i)]) continue;
-    append_constraint(domain.A, domain.b, input.R.row(i).transpose(), ConstraintSense::kLessEqual,
-                      box.upper[i] - input.r[i]);
-    append_constraint(domain.A, domain.b, input.R.row(i).transpose(), ConstraintSense::kGreaterEqual,
-                      box.lower[i] - input.r[i]);
+    const Eigen::VectorXd row = Eigen::RowVectorXd(input.R.row(i)).transpose();
+    append_constraint(domain.A, domain.b, row, ConstraintSense::kLessEqual, box.upper[i] - input.r[i]);
+    append_constraint(domain.A, domain.b, row, ConstraintSense::kGreaterEqual, box.lower[i] - input.r[i]);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 
 #include "reluopt/domain.h"
 #include "reluopt/model.h"
@@ -15,6 +16,8 @@
 
 namespace reluopt {
 
+using SparseMap = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+
 struct ReducedModel {
   // y = F(u) = [f_1(v_I1); ...; f_K(v_IK); v_T], T = output_variables, or the model's one network itself in the
   // plain case.
@@ -22,7 +25,7 @@ struct ReducedModel {
   // v = input_map u + input_offset. Each equality on variables alone that has a continuous variable is solved
   // for one (and substituted into the rest); u is the variables left, in order, so input_map's rows of those
   // are unit rows and give v_i = u_j exactly. Identity when no equality eliminates a variable.
-  Eigen::MatrixXd input_map;
+  SparseMap input_map;
   Eigen::VectorXd input_offset;
   // Over u: the box (integer coordinates rounded inwards), the other constraints on variables alone (a == row
   // as two rows) and the bounds of the eliminated variables as rows.

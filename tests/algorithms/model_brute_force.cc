@@ -89,6 +89,14 @@ LinearModel piece_lp(const Model& model, const Eigen::VectorXd& lower, const Eig
 
 }  // namespace
 
+LinearConstraint make_constraint(std::vector<LinearExpr::Term> terms, ConstraintSense sense, double rhs) {
+  LinearConstraint c;
+  c.expr.terms = std::move(terms);
+  c.sense = sense;
+  c.rhs = rhs;
+  return c;
+}
+
 ModelOptimum brute_force_model(const Model& model) {
   model.validate();
   int neurons = 0;

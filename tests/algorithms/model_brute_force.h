@@ -4,6 +4,8 @@
 // (their whole grid) times every activation pattern of every network, each piece an LP in the layered space of
 // the model's own networks (variables v, every hidden layer's post-activations, the outputs; all constraints as
 // rows). Independent of the reduction (core/model_reduction.h) and of the methods under test.
+#include <vector>
+
 #include <Eigen/Dense>
 
 #include "reluopt/model.h"
@@ -19,5 +21,8 @@ struct ModelOptimum {
 
 // Throws std::invalid_argument when the model has more than 16 hidden neurons or more than 100000 pieces.
 ModelOptimum brute_force_model(const Model& model);
+
+// sum of terms (sense) rhs, for building small models in tests.
+LinearConstraint make_constraint(std::vector<LinearExpr::Term> terms, ConstraintSense sense, double rhs);
 
 }  // namespace reluopt::testing

@@ -14,6 +14,7 @@ namespace reluopt {
 namespace {
 
 using testing::brute_force_model;
+using testing::make_constraint;
 using testing::ModelOptimum;
 using R = Reference;
 
@@ -30,16 +31,12 @@ VariableBlock interval(const std::string& name, double lower, double upper, bool
   return {name, Eigen::VectorXd::Constant(1, lower), Eigen::VectorXd::Constant(1, upper), {integer}};
 }
 
-LinearConstraint constraint(std::vector<LinearExpr::Term> terms, ConstraintSense sense, double rhs) {
-  return {{std::move(terms), 0.0}, sense, rhs, ""};
-}
-
 // max |x| - 0.5 x  s.t.  |x| <= 1.5, x in [-2, 3]: 2.25 at x = -1.5; with x integer, 1.5 at x = -1.
 Model absolute_value_model(bool integer) {
   Model m;
   m.variables = {interval("x", -2.0, 3.0, integer)};
   m.networks = {{"abs", absolute_value(), {0}, ""}};
-  m.constraints = {constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 1.5)};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 1.5)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), -0.5}}, 0.0};
   return m;
 }
@@ -65,7 +62,7 @@ TEST(ModelBruteForce, HandComputedWithASecondBlock) {
   Model m = absolute_value_model(false);
   m.variables.push_back(interval("z", 0.0, 10.0));
   m.constraints.push_back(
-      constraint({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -1.0}}, ConstraintSense::kEqual, 2.0));
+      make_constraint({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -1.0}}, ConstraintSense::kEqual, 2.0));
   m.objective.terms.push_back({R::variable(1, 0), -0.1});
   expect_optimum(m, 2.2, Eigen::Vector2d(-1.5, 0.5));
   m.sense = Sense::kMinimize;
@@ -74,11 +71,11 @@ TEST(ModelBruteForce, HandComputedWithASecondBlock) {
 
 TEST(ModelBruteForce, InfeasibleModels) {
   Model far = absolute_value_model(false);
-  far.constraints[0] = constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 5.0);
+  far.constraints[0] = make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 5.0);
   EXPECT_FALSE(brute_force_model(far).feasible);
   // 2 x = 1 has a continuous solution but no integer one.
   Model odd = absolute_value_model(true);
-  odd.constraints.push_back(constraint({{R::variable(0, 0), 2.0}}, ConstraintSense::kEqual, 1.0));
+  odd.constraints.push_back(make_constraint({{R::variable(0, 0), 2.0}}, ConstraintSense::kEqual, 1.0));
   const ModelOptimum none = brute_force_model(odd);
   EXPECT_FALSE(none.feasible);
   EXPECT_EQ(none.pieces, 6 * 4);  // x in {-2..3}, 2 neurons
@@ -101,7 +98,7 @@ TEST(ModelBruteForce, OneNetworkEqualsTheProvenOptimum) {
     for (int r = 0; r < domain.num_rows(); ++r) {
       std::vector<LinearExpr::Term> terms;
       for (int i = 0; i < 3; ++i) terms.push_back({R::variable(0, i), domain.A(r, i)});
-      m.constraints.push_back(constraint(terms, ConstraintSense::kLessEqual, domain.b[r]));
+      m.constraints.push_back(make_constraint(terms, ConstraintSense::kLessEqual, domain.b[r]));
     }
     m.objective = {{{R::output(0, 0), 1.0}, {R::output(0, 1), -0.5}}, 0.0};
     m.sense = objective.sense;
@@ -124,7 +121,7 @@ TEST(ModelBruteForce, CompositeOfTheReductionHasTheModelsOptimum) {
   m.variables = {{"x", Eigen::Vector2d(0.0, -1.0), Eigen::Vector2d(1.0, 1.0), {}}};
   m.networks = {{"deep", shared(testing::random_network(2, {3, 2}, 1, 31)), {0, 1}, ""},
                 {"shallow", shared(testing::random_network(2, {3}, 1, 32)), {1, 0}, ""}};
-  m.constraints = {constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kLessEqual, 1.2)};
+  m.constraints = {make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kLessEqual, 1.2)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::output(1, 0), -2.0}, {R::variable(0, 1), 0.3}}, 0.5};
   const ModelOptimum best = brute_force_model(m);
   ASSERT_TRUE(best.feasible);
@@ -150,8 +147,8 @@ TEST(ModelBruteForce, NoFeasibleSampleBeatsTheOptimum) {
                 {"risk", shared(testing::random_network(3, {3}, 1, 42)), {1, 2, 0}, ""}};
   // The risk limit is the risk at n = (1, 0), c = 0 (risk reads n[1], c, n[0]), which keeps that point feasible.
   const double limit = m.networks[1].network->forward(Eigen::Vector3d(0.0, 0.0, 1.0))[0];
-  m.constraints = {constraint({{R::output(1, 0), 1.0}, {R::variable(1, 0), -0.2}}, ConstraintSense::kLessEqual, limit),
-                   constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kGreaterEqual,
+  m.constraints = {make_constraint({{R::output(1, 0), 1.0}, {R::variable(1, 0), -0.2}}, ConstraintSense::kLessEqual, limit),
+                   make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kGreaterEqual,
                               1.0)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), -0.1}, {R::variable(1, 0), 0.05}}, 0.0};
   const ModelOptimum best = brute_force_model(m);

@@ -25,15 +25,15 @@ Model two_network_model(Sense sense, bool balance) {
                  {"z", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 2.0), {}}};
   m.networks = {{"deep", std::make_shared<const Network>(testing::random_network(3, {4, 3}, 1, 51)), {0, 1, 2}, ""},
                 {"shallow", std::make_shared<const Network>(testing::random_network(2, {4}, 1, 52)), {1, 2}, ""}};
-  m.constraints = {{{{{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, 0.0}, ConstraintSense::kLessEqual, 1.2, ""}};
+  m.constraints = {
+      testing::make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kLessEqual, 1.2)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::output(1, 0), -2.0}, {R::variable(0, 1), 0.3}}, 0.5};
   m.sense = sense;
   if (!balance) return m;
   m.variables.push_back({"w", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 1.5), {}});
   m.networks[1].input = {1, 3};
-  m.constraints.push_back(
-      {{{{R::variable(2, 0), 1.0}, {R::variable(0, 0), -1.0}, {R::variable(1, 0), 1.0}}, 0.0}, ConstraintSense::kEqual,
-       1.0, ""});
+  m.constraints.push_back(testing::make_constraint(
+      {{R::variable(2, 0), 1.0}, {R::variable(0, 0), -1.0}, {R::variable(1, 0), 1.0}}, ConstraintSense::kEqual, 1.0));
   m.objective.terms.push_back({R::variable(2, 0), 0.2});
   return m;
 }
