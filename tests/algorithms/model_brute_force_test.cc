@@ -121,7 +121,8 @@ TEST(ModelBruteForce, CompositeOfTheReductionHasTheModelsOptimum) {
   m.variables = {{"x", Eigen::Vector2d(0.0, -1.0), Eigen::Vector2d(1.0, 1.0), {}}};
   m.networks = {{"deep", shared(testing::random_network(2, {3, 2}, 1, 31)), {0, 1}, ""},
                 {"shallow", shared(testing::random_network(2, {3}, 1, 32)), {1, 0}, ""}};
-  m.constraints = {make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kLessEqual, 1.2)};
+  m.constraints = {
+      make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kLessEqual, 1.2)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::output(1, 0), -2.0}, {R::variable(0, 1), 0.3}}, 0.5};
   const ModelOptimum best = brute_force_model(m);
   ASSERT_TRUE(best.feasible);
@@ -147,9 +148,9 @@ TEST(ModelBruteForce, NoFeasibleSampleBeatsTheOptimum) {
                 {"risk", shared(testing::random_network(3, {3}, 1, 42)), {1, 2, 0}, ""}};
   // The risk limit is the risk at n = (1, 0), c = 0 (risk reads n[1], c, n[0]), which keeps that point feasible.
   const double limit = m.networks[1].network->forward(Eigen::Vector3d(0.0, 0.0, 1.0))[0];
-  m.constraints = {make_constraint({{R::output(1, 0), 1.0}, {R::variable(1, 0), -0.2}}, ConstraintSense::kLessEqual, limit),
-                   make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kGreaterEqual,
-                              1.0)};
+  m.constraints = {
+      make_constraint({{R::output(1, 0), 1.0}, {R::variable(1, 0), -0.2}}, ConstraintSense::kLessEqual, limit),
+      make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kGreaterEqual, 1.0)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), -0.1}, {R::variable(1, 0), 0.05}}, 0.0};
   const ModelOptimum best = brute_force_model(m);
   ASSERT_TRUE(best.feasible);
