@@ -41,9 +41,9 @@ Eigen::VectorXd variable_row(const Model& model, const LinearExpr& expr) {
   return row;
 }
 
-// v = R u + r: the equalities on variables alone, each solved for a continuous variable (the one of largest
-// coefficient once the earlier ones are substituted), leave u, the variables not eliminated. An equality with
-// no continuous variable left keeps its two rows.
+// v = R u + r: the equalities on variables alone, each solved for a continuous variable once the earlier ones
+// are substituted, leave u, the variables not eliminated. An equality with no continuous variable left keeps its
+// two rows.
 struct Substitution {
   SparseMap R;                  // n x dim(u): a unit row for each variable left
   Eigen::VectorXd r;
@@ -51,16 +51,33 @@ struct Substitution {
   std::vector<bool> eliminates; // per constraint: it was solved for a variable (and needs no row)
 };
 
-// Solves a^T v = beta (a and beta already over the current v = R v + r) for the continuous free variable of
-// largest |a_j|; false when there is none.
-bool eliminate(const Eigen::VectorXd& a, double beta, const std::vector<bool>& integer, std::vector<bool>& gone,
-               Eigen::MatrixXd& R, Eigen::VectorXd& r) {
+// The variable to solve a^T v = beta for: continuous, not yet eliminated, with |a_j| at least 1e-3 of the largest
+// (a small pivot would magnify the other coefficients); a variable no network reads first, since an eliminated
+// network input leaves the interval and symbolic bounds of the box of u, which see no rows, looser; then the
+// largest |a_j|, the first on ties. -1 when there is none.
+int pivot_of(const Eigen::VectorXd& a, const std::vector<bool>& integer, const std::vector<bool>& gone,
+             const std::vector<bool>& read) {
+  const double floor = 1e-3 * a.cwiseAbs().maxCoeff();
   int pivot = -1;
+  const auto reads = [&](int j) { return read[static_cast<std::size_t>(j)]; };
+  const auto better = [&](int j) {
+    if (pivot < 0) return true;
+    if (reads(j) != reads(pivot)) return !reads(j);
+    return std::abs(a[j]) > std::abs(a[pivot]);
+  };
   for (int j = 0; j < a.size(); ++j)
     if (!integer[static_cast<std::size_t>(j)] && !gone[static_cast<std::size_t>(j)] && a[j] != 0.0 &&
-        (pivot < 0 || std::abs(a[j]) > std::abs(a[pivot])))
+        std::abs(a[j]) >= floor && better(j))
       pivot = j;
-  if (pivot < 0 || std::abs(a[pivot]) <= 1e-9 * a.cwiseAbs().maxCoeff()) return false;
+  return pivot;
+}
+
+// Solves a^T v = beta (a and beta already over the current v = R v + r) for pivot_of's variable; false when
+// there is none.
+bool eliminate(const Eigen::VectorXd& a, double beta, const std::vector<bool>& integer, const std::vector<bool>& read,
+               std::vector<bool>& gone, Eigen::MatrixXd& R, Eigen::VectorXd& r) {
+  const int pivot = pivot_of(a, integer, gone, read);
+  if (pivot < 0) return false;
   // v_p = e^T v + e0 with e_p = 0, then into every expression R_i v + r_i that holds v_p.
   Eigen::RowVectorXd e = -a.transpose() / a[pivot];
   e[pivot] = 0.0;
@@ -82,12 +99,14 @@ Substitution substitute_equalities(const Model& model, const std::vector<bool>& 
     return c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
   });
   Eigen::MatrixXd R = any ? Eigen::MatrixXd::Identity(n, n) : Eigen::MatrixXd();
-  std::vector<bool> gone(static_cast<std::size_t>(n), false);
+  std::vector<bool> gone(static_cast<std::size_t>(n), false), read(gone);
+  for (const NetworkUse& use : model.networks)
+    for (int i : use.input) read[static_cast<std::size_t>(i)] = true;
   for (const LinearConstraint& c : model.constraints) {
     const bool equality = c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
     const Eigen::VectorXd a = equality ? variable_row(model, c.expr) : Eigen::VectorXd();
     s.eliminates.push_back(equality && eliminate(R.transpose() * a, c.rhs - c.expr.constant - a.dot(s.r), integer,
-                                                 gone, R, s.r));
+                                                 read, gone, R, s.r));
   }
   for (int i = 0; i < n; ++i)
     if (!gone[static_cast<std::size_t>(i)]) s.free.push_back(i);

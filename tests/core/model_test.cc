@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "algorithms/model_brute_force.h"
 #include "core/model_reduction.h"
 #include "reluopt/bounds.h"
 #include "reluopt/error.h"
@@ -265,6 +266,26 @@ TEST(ModelReduction, CarriesOnlyWhatIsReadLater) {
   EXPECT_EQ(q.composite->output_dim(), 1);
   EXPECT_EQ(q.composite->forward(Eigen::Vector3d(0.25, 0.5, -0.5)),
             permuted.networks[0].network->forward(Eigen::Vector2d(-0.5, 0.25)));
+}
+
+// c - x0 - 2 x1 == 0 is solved for c, which no network reads, though x1 has the larger coefficient: x keeps its
+// box for the bounds of f's neurons.
+TEST(ModelReduction, EliminatesAVariableNoNetworkReadsFirst) {
+  using R = Reference;
+  Model m;
+  m.variables = {block("x", {0, 0}, {1, 1}), block("c", {0}, {5})};
+  m.networks = {{"f", shared(random_network(2, {3}, 1, 71)), {0, 1}, ""}};
+  m.constraints = {testing::make_constraint(
+      {{R::variable(1, 0), 1.0}, {R::variable(0, 0), -1.0}, {R::variable(0, 1), -2.0}}, ConstraintSense::kEqual, 0.0)};
+  m.objective = expr({{R::output(0, 0), 1.0}, {R::variable(1, 0), -0.1}});
+  const ReducedModel r = reduce(m);
+  EXPECT_EQ(r.domain.lower, Eigen::Vector2d(0, 0));
+  EXPECT_EQ(r.domain.upper, Eigen::Vector2d(1, 1));
+  EXPECT_EQ(Eigen::MatrixXd(r.input_map), (Eigen::Matrix<double, 3, 2>() << 1, 0, 0, 1, 1, 2).finished());
+  // A variable with a coefficient below 1e-3 of the largest is no pivot: 1e-4 c == x0 is solved for x0.
+  m.constraints[0] =
+      testing::make_constraint({{R::variable(1, 0), 1e-4}, {R::variable(0, 0), -1.0}}, ConstraintSense::kEqual, 0.0);
+  EXPECT_EQ(Eigen::MatrixXd(reduce(m).input_map), (Eigen::Matrix<double, 3, 2>() << 0, 1e-4, 1, 0, 0, 1).finished());
 }
 
 TEST(ModelReduction, IntegerBoundsRoundInwards) {
