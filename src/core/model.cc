@@ -21,6 +21,11 @@ std::string number(double value) {
   return std::string(text, end);
 }
 
+// "1 entry", "3 entries".
+std::string count(long n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 // Magnitudes beyond kMaxMagnitude are refused as everywhere in reluopt (docs/NUMERICS.md).
 std::string beyond() { return ", beyond " + magnitude_text(kMaxMagnitude) + " in magnitude (docs/NUMERICS.md)"; }
 
@@ -36,11 +41,11 @@ void validate_block(const VariableBlock& block) {
   const std::string where = "variables '" + block.name + "': ";
   if (block.size() == 0) throw Error(where + "the block has no coordinates");
   if (block.upper.size() != block.lower.size())
-    throw Error(where + "lower has " + std::to_string(block.lower.size()) + " entries, upper " +
+    throw Error(where + "lower has " + count(block.lower.size(), "entry", "entries") + ", upper " +
                 std::to_string(block.upper.size()));
   if (!block.integer.empty() && static_cast<int>(block.integer.size()) != block.size())
-    throw Error(where + "integer has " + std::to_string(block.integer.size()) + " entries, the bounds " +
-                std::to_string(block.size()));
+    throw Error(where + "integer has " + count(static_cast<long>(block.integer.size()), "entry", "entries") +
+                ", the bounds " + std::to_string(block.size()));
   for (int i = 0; i < block.size(); ++i) {
     const double lo = block.lower[i], hi = block.upper[i];
     const std::string at = " at coordinate " + std::to_string(i);
@@ -58,12 +63,12 @@ void validate_network(const NetworkUse& use, int num_variables) {
   const std::string where = "network '" + use.name + "': ";
   if (!use.network) throw Error(where + "no network given");
   if (static_cast<int>(use.input.size()) != use.network->input_dim())
-    throw Error(where + "input has " + std::to_string(use.input.size()) + " entries, its network " +
-                std::to_string(use.network->input_dim()) + " inputs");
+    throw Error(where + "input has " + count(static_cast<long>(use.input.size()), "entry", "entries") +
+                ", its network " + count(use.network->input_dim(), "input", "inputs"));
   for (std::size_t j = 0; j < use.input.size(); ++j)
     if (use.input[j] < 0 || use.input[j] >= num_variables)
       throw Error(where + "input " + std::to_string(j) + " is variable " + std::to_string(use.input[j]) +
-                  ", outside the " + std::to_string(num_variables) + " variables");
+                  ", outside the " + count(num_variables, "variable", "variables"));
 }
 
 void validate_expr(const Model& model, const LinearExpr& expr, const std::string& where) {
@@ -80,7 +85,8 @@ void validate_expr(const Model& model, const LinearExpr& expr, const std::string
       throw Error(term + " refers to " + (variable ? "coordinate " : "output ") + std::to_string(ref.coordinate) +
                   " of " + (variable ? "variables '" + model.variables[ref.index].name + "'"
                                      : "network '" + model.networks[ref.index].name + "'") +
-                  ", which has " + std::to_string(size) + (variable ? " coordinates" : " outputs"));
+                  ", which has " +
+                  (variable ? count(size, "coordinate", "coordinates") : count(size, "output", "outputs")));
     const double coefficient = expr.terms[t].coefficient;
     if (!std::isfinite(coefficient))
       throw Error(term + " (" + model.reference_name(ref) + ") has a coefficient that is not finite");

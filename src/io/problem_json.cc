@@ -95,12 +95,17 @@ void ProblemReader::claim(const std::string& name, Reference::Kind kind, int ind
   fail(where, std::string("the name is already used by ") + (variables ? "variables '" : "network '") + name + "'");
 }
 
+// "1 entry", "3 entries".
+std::string count(long n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 // "lower" or "upper": one number for the whole block or an array of `size` numbers.
 Eigen::VectorXd ProblemReader::bound(const json& value, int size, const std::string& where,
                                      const std::string& key) const {
   if (!value.is_array()) return Eigen::VectorXd::Constant(size, number(value, where, "key '" + key + "'"));
   if (static_cast<int>(value.size()) != size)
-    fail(where, "key '" + key + "' has " + std::to_string(value.size()) + " entries, the block " +
+    fail(where, "key '" + key + "' has " + count(static_cast<long>(value.size()), "entry", "entries") + ", the block " +
                     std::to_string(size));
   Eigen::VectorXd out(size);
   for (int i = 0; i < size; ++i)
@@ -177,7 +182,7 @@ std::vector<int> ProblemReader::read_input(const json& input, const std::string&
   for (const json& index : indices) {
     if (!index.is_number_integer() || index.get<long long>() < 0 || index.get<long long>() >= block.size())
       fail(key, "index " + index.dump().substr(0, 40) + " is outside variables '" + block.name + "' (" +
-                    std::to_string(block.size()) + " coordinates)");
+                    count(block.size(), "coordinate", "coordinates") + ")");
     out.push_back(model_.offset(b) + static_cast<int>(index.get<long long>()));
   }
   return out;
@@ -203,8 +208,9 @@ NetworkUse ProblemReader::read_network(const json& item, std::size_t i) {
   use.network = loaded;
   use.input = read_input(required(item, "input", where), where);
   if (static_cast<int>(use.input.size()) != use.network->input_dim())
-    fail(where, "key 'input' gives " + std::to_string(use.input.size()) + " variables, model '" +
-                    model.get<std::string>() + "' takes " + std::to_string(use.network->input_dim()) + " inputs");
+    fail(where, "key 'input' gives " + count(static_cast<long>(use.input.size()), "variable", "variables") +
+                    ", model '" + model.get<std::string>() + "' takes " +
+                    count(use.network->input_dim(), "input", "inputs"));
   return use;
 }
 
@@ -227,7 +233,7 @@ Reference ProblemReader::read_reference(const std::string& text, const std::stri
                             : model_.networks[static_cast<std::size_t>(index)].network->output_dim();
   if (ref.coordinate >= size)
     fail(where, "'" + text + "' is outside " + (variable ? "variables" : "network") + " '" + name + "' (" +
-                    std::to_string(size) + (variable ? " coordinates)" : " outputs)"));
+                    (variable ? count(size, "coordinate", "coordinates") : count(size, "output", "outputs")) + ")");
   return ref;
 }
 

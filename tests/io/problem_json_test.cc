@@ -185,7 +185,7 @@ TEST(ProblemJson, EveryErrorNamesItsEntryAndKey) {
       {"outside", [](json& d) { d["constraints"][1]["terms"]["x[3]"] = 1.0; },
        "constraint 1: 'x[3]' is outside variables 'x' (3 coordinates)"},
       {"output outside", [](json& d) { d["objective"]["terms"]["demand[1]"] = 1.0; },
-       "objective: 'demand[1]' is outside network 'demand' (1 outputs)"},
+       "objective: 'demand[1]' is outside network 'demand' (1 output)"},
       {"coefficient", [](json& d) { d["constraints"][1]["terms"]["x[0]"] = "1"; },
        "constraint 1: term 'x[0]': coefficient is not a number: \"1\""},
       {"two senses", [](json& d) { d["constraints"][1][">="] = 0; },
