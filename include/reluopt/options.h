@@ -4,9 +4,24 @@
 #include <optional>
 #include <string>
 
-#include "reluopt/bounds.h"
-
 namespace reluopt {
+
+// How bounds for the MIP formulations are computed (MATH.md §4).
+//   kInterval    interval arithmetic only
+//   kLp          two LPs (max and min of h_kj) for every neuron over the LP relaxation of the big-M model of
+//                layers < k and P, layer by layer with the LP bounds of earlier layers (Fischetti & Jo 2018)
+//   kProgressive per layer: interval bounds from the tightened earlier layers, intersected with the symbolic
+//                bounds, then LPs only for the neurons that are still unstable
+//   kSymbolic    linear bound propagation (DeepPoly / CROWN, docs/MATH.md §10) over the domain's box: no LP
+enum class BoundMethod { kInterval, kLp, kProgressive, kSymbolic };
+
+BoundMethod parse_bound_method(const std::string& name);  // throws reluopt::Error naming the method
+std::string bound_method_name(BoundMethod method);
+
+struct BoundOptions {
+  BoundMethod method = BoundMethod::kProgressive;
+  int threads = 0;  // 0: all cores
+};
 
 enum class Method {
   kSampling,   // Algorithm 1: sampled activation patterns, one LP each
@@ -130,7 +145,7 @@ struct SolveOptions {
   Method method = Method::kEnhanced;
   int threads = 0;                // worker threads for every method; 0: all cores
   std::uint64_t seed = 0;         // every random choice derives from it
-  // The concave neurons (reluopt/pattern_lp.h) keep no fixed state and get no binary: every LP
+  // The concave neurons (formulation/pattern_lp.h) keep no fixed state and get no binary: every LP
   // of the sampling methods optimizes over all their states at once, and the MIP formulations model them by
   // y >= h, y >= 0 alone. Exact, never worse. false: the paper's models, every unstable neuron fixed or binary.
   bool relax_concave = true;

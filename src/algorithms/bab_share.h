@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "reluopt/peers.h"
+#include "algorithms/peers.h"
 
 namespace reluopt {
 

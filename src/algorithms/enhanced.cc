@@ -15,8 +15,8 @@
 #include "algorithms/sampling.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
-#include "reluopt/neighbourhood_mip.h"
-#include "reluopt/peers.h"
+#include "formulation/neighbourhood_mip.h"
+#include "algorithms/peers.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
 

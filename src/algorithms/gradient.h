@@ -9,7 +9,7 @@
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

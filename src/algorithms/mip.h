@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

@@ -2,7 +2,7 @@
 
 #include "algorithms/sampling.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

@@ -11,9 +11,9 @@
 #include "algorithms/walk.h"
 #include "core/max_min_network.h"
 #include "reluopt/error.h"
-#include "reluopt/peers.h"
-#include "reluopt/problem.h"
-#include "reluopt/scaling.h"
+#include "algorithms/peers.h"
+#include "algorithms/problem.h"
+#include "core/scaling.h"
 #include "solver/cbc_mip.h"
 
 namespace reluopt {
@@ -88,7 +88,7 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
   throw Error("unknown method");
 }
 
-// A problem whose numbers are far from 1 (reluopt/scaling.h, docs/NUMERICS.md) runs on its exact power-of-two
+// A problem whose numbers are far from 1 (core/scaling.h, docs/NUMERICS.md) runs on its exact power-of-two
 // rescaling; the result is mapped back with a forward pass of the original network at x.
 SolveResult run_checked(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                         const RunControl& control) {

@@ -15,8 +15,8 @@
 #include "core/max_min_network.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
-#include "reluopt/peers.h"
+#include "core/magnitude.h"
+#include "algorithms/peers.h"
 #include "reluopt/solve.h"
 
 namespace reluopt {

@@ -6,7 +6,7 @@
 #include <Eigen/Dense>
 
 #include "bounds/symbolic_bounds.h"
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/run_control.h"

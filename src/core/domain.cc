@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
+#include "core/magnitude.h"
 
 namespace reluopt {
 

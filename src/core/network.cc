@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
+#include "core/magnitude.h"
 
 namespace reluopt {
 

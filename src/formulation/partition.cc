@@ -27,7 +27,7 @@
 
 #include "formulation/formulation_parts.h"
 #include "reluopt/error.h"
-#include "reluopt/mip_formulation.h"
+#include "formulation/mip_formulation.h"
 
 namespace reluopt {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reluopt/error.h"
-#include "reluopt/output_file.h"
+#include "io/output_file.h"
 
 namespace reluopt {
 

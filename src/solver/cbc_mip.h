@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "reluopt/cut_separator.h"
-#include "reluopt/linear_model.h"
+#include "solver/cut_separator.h"
+#include "lp/linear_model.h"
 #include "reluopt/run_control.h"
 
 namespace reluopt {

@@ -11,7 +11,7 @@
 #include "algorithms/proof_check.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

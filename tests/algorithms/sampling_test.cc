@@ -3,7 +3,7 @@
 #include <atomic>
 
 #include "reluopt/error.h"
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

@@ -3,7 +3,7 @@
 #include <atomic>
 
 #include "algorithms/walk.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "reluopt/error.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "test_networks.h"
 
 namespace reluopt {

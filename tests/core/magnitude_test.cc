@@ -6,7 +6,7 @@
 
 #include "reluopt/domain.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
+#include "core/magnitude.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 

@@ -8,10 +8,10 @@
 #include <memory>
 #include <random>
 
-#include "reluopt/anderson_cuts.h"
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
-#include "reluopt/mip_formulation.h"
+#include "formulation/anderson_cuts.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "formulation/mip_formulation.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"

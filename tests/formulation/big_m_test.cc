@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
-#include "reluopt/mip_formulation.h"
-#include "reluopt/pattern_lp.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "formulation/mip_formulation.h"
+#include "formulation/pattern_lp.h"
 #include "solver/cbc_mip.h"
 #include "test_networks.h"
 

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <memory>
 
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
 #include "reluopt/error.h"
-#include "reluopt/mip_formulation.h"
+#include "formulation/mip_formulation.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"

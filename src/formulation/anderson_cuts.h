@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "reluopt/cut_separator.h"
-#include "reluopt/mip_formulation.h"
+#include "solver/cut_separator.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/network.h"
 
 namespace reluopt {
