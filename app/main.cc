@@ -16,14 +16,14 @@
 #include <thread>
 #include <variant>
 
+#include "algorithms/peers.h"
 #include "cli_options.h"
 #include "core/worker_threads.h"
 #include "evt_command.h"
+#include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
-#include "io/output_file.h"
-#include "algorithms/peers.h"
 #include "reluopt/solve.h"
 #include "report.h"
 #include "solve_evt.h"

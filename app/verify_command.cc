@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/peers.h"
 #include "cli_options.h"
+#include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
-#include "io/output_file.h"
-#include "algorithms/peers.h"
 #include "reluopt/verify.h"
 #include "reluopt/vnnlib.h"
 #include "stop_signals.h"

@@ -35,8 +35,8 @@
 
 #include "bounds/bounds.h"
 #include "formulation/mip_formulation.h"
-#include "reluopt/model_io.h"
 #include "formulation/pattern_lp.h"
+#include "reluopt/model_io.h"
 #include "solver/clp_lp.h"
 #include "solver/coin_convert.h"
 

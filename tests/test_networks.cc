@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "lp/linear_model.h"
 #include "formulation/pattern_lp.h"
+#include "lp/linear_model.h"
 #include "reluopt/solve.h"
 #include "solver/lp_solver.h"
 

@@ -7,7 +7,6 @@
 
 #include "reluopt/domain.h"
 #include "reluopt/error.h"
-#include "reluopt/run_control.h"
 
 namespace reluopt {
 

@@ -12,8 +12,8 @@
 #include <atomic>
 #include <random>
 
-#include "algorithms/sampling.h"
 #include "algorithms/peers.h"
+#include "algorithms/sampling.h"
 #include "core/domain_sampler.h"
 
 namespace reluopt {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/domain_sampler.h"
 #include "algorithms/peers.h"
+#include "core/domain_sampler.h"
 
 namespace reluopt {
 

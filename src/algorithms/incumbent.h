@@ -3,9 +3,9 @@
 #include <mutex>
 #include <optional>
 
+#include "algorithms/problem.h"
 #include "lp/linear_model.h"
 #include "reluopt/options.h"
-#include "algorithms/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reluopt/error.h"
 #include "lp/linear_model.h"
+#include "reluopt/error.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {

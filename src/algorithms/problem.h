@@ -3,10 +3,10 @@
 #include <Eigen/Dense>
 
 #include "bounds/bounds.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
-#include "formulation/pattern_lp.h"
 
 namespace reluopt {
 

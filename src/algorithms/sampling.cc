@@ -11,11 +11,11 @@
 
 #include "algorithms/checkpoint_gate.h"
 #include "algorithms/incumbent.h"
+#include "algorithms/peers.h"
 #include "core/domain_sampler.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
-#include "formulation/pattern_lp.h"
-#include "algorithms/peers.h"
 #include "solver/dense_first_lp.h"
 
 namespace reluopt {

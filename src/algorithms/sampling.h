@@ -4,9 +4,9 @@
 #include <memory>
 #include <optional>
 
-#include "core/worker_threads.h"  // resolve_threads
 #include "algorithms/incumbent.h"  // RunContext
 #include "algorithms/problem.h"
+#include "core/worker_threads.h"  // resolve_threads
 #include "reluopt/options.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"

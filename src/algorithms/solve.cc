@@ -6,14 +6,14 @@
 #include "algorithms/enhanced.h"
 #include "algorithms/gradient.h"
 #include "algorithms/mip.h"
+#include "algorithms/peers.h"
+#include "algorithms/problem.h"
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "algorithms/walk.h"
 #include "core/max_min_network.h"
-#include "reluopt/error.h"
-#include "algorithms/peers.h"
-#include "algorithms/problem.h"
 #include "core/scaling.h"
+#include "reluopt/error.h"
 #include "solver/cbc_mip.h"
 
 namespace reluopt {

@@ -17,13 +17,13 @@
 #include <unordered_set>
 
 #include "algorithms/incumbent.h"
+#include "algorithms/peers.h"
 #include "algorithms/sampling.h"
-#include "core/worker_threads.h"
 #include "bounds/bounds.h"
 #include "core/domain_sampler.h"
+#include "core/worker_threads.h"
 #include "formulation/mip_formulation.h"
 #include "formulation/pattern_lp.h"
-#include "algorithms/peers.h"
 #include "solver/dense_first_lp.h"
 #include "solver/lp_solver.h"
 

@@ -30,11 +30,11 @@
 #include <cmath>
 #include <memory>
 
+#include "bounds/bounds.h"
 #include "bounds/symbolic_bounds.h"
 #include "core/worker_threads.h"
-#include "bounds/bounds.h"
-#include "reluopt/error.h"
 #include "lp/domain_rows.h"
+#include "reluopt/error.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reluopt/error.h"
 #include "core/magnitude.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 

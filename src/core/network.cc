@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "reluopt/error.h"
 #include "core/magnitude.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 

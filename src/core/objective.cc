@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "reluopt/error.h"
 #include "core/magnitude.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "solver/cut_separator.h"
 #include "formulation/mip_formulation.h"
 #include "reluopt/network.h"
+#include "solver/cut_separator.h"
 
 namespace reluopt {
 

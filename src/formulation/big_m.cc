@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "formulation/formulation_parts.h"
-#include "reluopt/error.h"
 #include "formulation/pattern_lp.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 

@@ -5,8 +5,8 @@
 #include <Eigen/Dense>
 
 #include "bounds/bounds.h"
-#include "reluopt/domain.h"
 #include "lp/linear_model.h"
+#include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 

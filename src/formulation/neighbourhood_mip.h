@@ -3,11 +3,11 @@
 #include <vector>
 
 #include "bounds/bounds.h"
-#include "reluopt/domain.h"
+#include "formulation/pattern_lp.h"
 #include "lp/linear_model.h"
+#include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
-#include "formulation/pattern_lp.h"
 
 namespace reluopt {
 

@@ -26,8 +26,8 @@
 #include <string>
 
 #include "formulation/formulation_parts.h"
-#include "reluopt/error.h"
 #include "formulation/mip_formulation.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 

@@ -5,9 +5,9 @@
 #include <Eigen/Dense>
 
 #include "bounds/bounds.h"
-#include "reluopt/domain.h"
 #include "lp/domain_rows.h"
 #include "lp/linear_model.h"
+#include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 #include "reluopt/run_control.h"

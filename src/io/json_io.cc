@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reluopt/error.h"
 #include "io/output_file.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 

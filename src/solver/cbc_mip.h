@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "solver/cut_separator.h"
 #include "lp/linear_model.h"
 #include "reluopt/run_control.h"
+#include "solver/cut_separator.h"
 
 namespace reluopt {
 

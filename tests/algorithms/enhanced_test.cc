@@ -8,10 +8,10 @@
 #include <string>
 
 #include "algorithms/enhanced.h"
+#include "algorithms/problem.h"
 #include "bounds/bounds.h"
 #include "formulation/neighbourhood_mip.h"
 #include "formulation/pattern_lp.h"
-#include "algorithms/problem.h"
 #include "reluopt/solve.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"

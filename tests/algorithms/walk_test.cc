@@ -2,8 +2,8 @@
 
 #include <atomic>
 
-#include "algorithms/walk.h"
 #include "algorithms/problem.h"
+#include "algorithms/walk.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "reluopt/error.h"
 #include "algorithms/problem.h"
+#include "reluopt/error.h"
 #include "test_networks.h"
 
 namespace reluopt {

@@ -8,9 +8,9 @@
 #include <memory>
 #include <random>
 
-#include "formulation/anderson_cuts.h"
 #include "bounds/bounds.h"
 #include "core/domain_sampler.h"
+#include "formulation/anderson_cuts.h"
 #include "formulation/mip_formulation.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"

@@ -8,8 +8,8 @@
 
 #include "bounds/bounds.h"
 #include "core/domain_sampler.h"
-#include "reluopt/error.h"
 #include "formulation/mip_formulation.h"
+#include "reluopt/error.h"
 #include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"

@@ -5,8 +5,8 @@
 #include <memory>
 #include <random>
 
-#include "formulation/neighbourhood_mip.h"
 #include "algorithms/problem.h"
+#include "formulation/neighbourhood_mip.h"
 #include "solver/dense_first_lp.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "formulation/anderson_cuts.h"
 #include "bounds/bounds.h"
+#include "formulation/anderson_cuts.h"
 #include "formulation/mip_formulation.h"
 #include "solver/carry_basis.h"
 #include "solver/lp_solver.h"

@@ -6,11 +6,11 @@
 #include <memory>
 #include <random>
 
+#include "algorithms/problem.h"
 #include "bounds/bounds.h"
 #include "core/domain_sampler.h"
-#include "reluopt/error.h"
 #include "formulation/mip_formulation.h"
-#include "algorithms/problem.h"
+#include "reluopt/error.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"
 
