@@ -16,8 +16,8 @@
 #include <thread>
 #include <variant>
 
-#include "algorithms/peers.h"
 #include "cli_options.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
 #include "evt_command.h"
 #include "io/output_file.h"

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/peers.h"
 #include "cli_options.h"
+#include "core/peers.h"
 #include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"

@@ -9,7 +9,7 @@
 
 namespace reluopt {
 
-class Peers;  // algorithms/peers.h
+class Peers;  // core/peers.h: the other processes of a run, which src/distributed/ connects over MPI
 
 // The longest time limit that a clock holds: steady_clock counts 64-bit nanoseconds from an unspecified start
 // (292 years in all), so a limit converted to a clock's duration or time point must stay well inside that. A

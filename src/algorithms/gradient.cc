@@ -12,9 +12,9 @@
 #include <atomic>
 #include <random>
 
-#include "algorithms/peers.h"
 #include "algorithms/sampling.h"
 #include "core/domain_sampler.h"
+#include "core/peers.h"
 
 namespace reluopt {
 

@@ -66,7 +66,7 @@ struct RunContext : RunControl {
 // Trades the incumbent's best through `seat` and offers what comes back, by its own forward pass.
 void trade_points(const Problem& problem, const ExchangeSeat& seat, Incumbent& incumbent);
 
-// Offers the points the other processes of the run found and posts this process's best (algorithms/peers.h).
+// Offers the points the other processes of the run found and posts this process's best (core/peers.h).
 // The points are of the whole P and are evaluated by a forward pass as they are.
 void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent);
 

@@ -11,8 +11,8 @@
 
 #include "algorithms/checkpoint_gate.h"
 #include "algorithms/incumbent.h"
-#include "algorithms/peers.h"
 #include "core/domain_sampler.h"
+#include "core/peers.h"
 #include "formulation/pattern_lp.h"
 #include "reluopt/error.h"
 #include "reluopt/evt.h"

@@ -11,10 +11,10 @@
 #include <map>
 #include <utility>
 
-#include "algorithms/peers.h"
 #include "bounds/symbolic_bounds.h"
 #include "core/magnitude.h"
 #include "core/max_min_network.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"

@@ -17,10 +17,10 @@
 #include <unordered_set>
 
 #include "algorithms/incumbent.h"
-#include "algorithms/peers.h"
 #include "algorithms/sampling.h"
 #include "bounds/bounds.h"
 #include "core/domain_sampler.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
 #include "formulation/mip_formulation.h"
 #include "formulation/pattern_lp.h"
@@ -256,7 +256,7 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
                                                                  options.sampling.samples, kMaxSampledWalks));
   WorkerThreads workers(std::clamp(resolve_threads(options.threads), 1, std::max(1, rounds)));
   const int threads = std::max(1, workers.started());
-  // Over several processes round i goes to thread i mod K T of the global numbering (algorithms/peers.h), and the
+  // Over several processes round i goes to thread i mod K T of the global numbering (core/peers.h), and the
   // root's walk is the lead's.
   Peers* const peers = control.peers;
   const int first = peers != nullptr ? peers->rank() * threads : 0;
