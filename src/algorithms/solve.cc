@@ -14,7 +14,7 @@
 #include "reluopt/peers.h"
 #include "reluopt/problem.h"
 #include "reluopt/scaling.h"
-#include "solver/cbc_mip.h"
+#include "solver/mip_solver.h"
 
 namespace reluopt {
 
