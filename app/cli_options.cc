@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <limits>
+#include <sstream>
 #include <type_traits>
 
 #include "reluopt/error.h"

@@ -1,6 +1,5 @@
 // The method table and the option table: each method and each option of SolveOptions declared once, with its
 // name, flag, range, help line and the methods it applies to (reluopt/options.h says what comes from them).
-#include <cmath>
 #include <sstream>
 #include <type_traits>
 
@@ -11,7 +10,8 @@ namespace reluopt {
 
 namespace {
 
-// A field of SolveOptions by its path, which validate_options' messages name as well.
+// A field of SolveOptions by its path, written once: as code for get and set, and as the text by which
+// validate_options' messages name it.
 #define RELUOPT_FIELD(path)                                                                                  \
   OptionField<std::remove_cvref_t<decltype(SolveOptions{}.path)>> {                                          \
     #path, [](const SolveOptions& o) { return o.path; }, [](SolveOptions& o, const auto& v) { o.path = v; } \
