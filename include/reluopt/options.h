@@ -166,6 +166,8 @@ void validate_options(const SolveOptions& options, double time_limit);
 // Each method and each option is declared once, there. The command line's parser and --help, validate_options,
 // the Python keyword names and their conversion, and the tables of docs/CLI.md and docs/PYTHON.md come from
 // them (`reluopt options --markdown`; tests/python/test_option_table.py checks flags, names, stubs and docs).
+// A new option is a field of SolveOptions, one entry in option_table.cc, its keyword in
+// python/reluopt/__init__.pyi, and the docs' tables rewritten by `tests/python/test_option_table.py --write`.
 
 struct MethodSpec {
   Method method;
