@@ -377,37 +377,6 @@ bool gap_test(double best, double lp, double gap) {
   return std::abs(best - lp) <= gap * std::max(std::abs(best), std::abs(lp));
 }
 
-LocalSearch parse_local_search(const std::string& name) {
-  for (LocalSearch kind : {LocalSearch::kFlip, LocalSearch::kFlipMip, LocalSearch::kBranchAndBound, LocalSearch::kPaper})
-    if (name == local_search_name(kind)) return kind;
-  throw Error("unknown local search '" + name + "' (available: flip, flip-mip, bnb, paper)");
-}
-
-Prover parse_prover(const std::string& name) {
-  for (Prover prover : {Prover::kBab, Prover::kMip, Prover::kBoth})
-    if (name == prover_name(prover)) return prover;
-  throw Error("unknown prover '" + name + "' (available: bab, mip, both)");
-}
-
-std::string prover_name(Prover prover) {
-  switch (prover) {
-    case Prover::kBab: return "bab";
-    case Prover::kMip: return "mip";
-    case Prover::kBoth: return "both";
-  }
-  return "unknown";
-}
-
-std::string local_search_name(LocalSearch kind) {
-  switch (kind) {
-    case LocalSearch::kPaper: return "paper";
-    case LocalSearch::kBranchAndBound: return "bnb";
-    case LocalSearch::kFlip: return "flip";
-    case LocalSearch::kFlipMip: return "flip-mip";
-  }
-  return "unknown";
-}
-
 namespace {
 
 std::unique_ptr<RegionImprover> make_improver(const Problem& problem, const NeuronBounds& bounds, const FreeMask* concave,
