@@ -14,31 +14,9 @@
 #include "core/peers.h"
 #include "core/scaling.h"
 #include "reluopt/error.h"
-#include "solver/cbc_mip.h"
+#include "solver/mip_solver.h"
 
 namespace reluopt {
-
-Method parse_method(const std::string& name) {
-  for (Method method :
-       {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition, Method::kBab,
-        Method::kGradient, Method::kWalk})
-    if (name == method_name(method)) return method;
-  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition, bab, gradient, walk)");
-}
-
-std::string method_name(Method method) {
-  switch (method) {
-    case Method::kSampling: return "sampling";
-    case Method::kMip: return "mip";
-    case Method::kMipCuts: return "mip-cuts";
-    case Method::kPartition: return "partition";
-    case Method::kEnhanced: return "enhanced";
-    case Method::kBab: return "bab";
-    case Method::kGradient: return "gradient";
-    case Method::kWalk: return "walk";
-  }
-  return "unknown";
-}
 
 std::string status_name(SolveStatus status) {
   switch (status) {
