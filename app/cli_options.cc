@@ -1,7 +1,10 @@
 #include "cli_options.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <sstream>
+#include <type_traits>
 
 #include "reluopt/error.h"
 
@@ -18,6 +21,44 @@ StopRuleOptions parse_stop_rule(const std::string& flag, const std::string& text
   rule.eps = parse_number<double>(flag, text.substr(0, comma));
   rule.delta = parse_number<double>(flag, text.substr(comma + 1));
   return rule;
+}
+
+// The option table's option of a flag, or nullptr.
+const OptionSpec* flag_option(const std::string& flag) {
+  for (const OptionSpec& option : option_table())
+    if (option.flag() == flag) return &option;
+  return nullptr;
+}
+
+// The value of the reader's flag as a T: a bool flag takes none.
+template <typename T>
+T flag_value(FlagReader& reader) {
+  const std::string& flag = reader.flag();
+  if constexpr (std::is_same_v<T, bool>) {
+    if (reader.has_inline_value()) throw UsageError(flag + " takes no value");
+    return true;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return parse_number<T>(flag, reader.value());
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return reader.value();
+  } else {
+    const StopRuleOptions rule = parse_stop_rule(flag, reader.value());
+    return T(std::pair(rule.eps, rule.delta));
+  }
+}
+
+void set_option(const OptionSpec& option, FlagReader& reader, SolveOptions& solve) {
+  std::visit(
+      [&](const auto& first) {
+        using T = typename std::remove_cvref_t<decltype(first)>::value_type;
+        const T value = flag_value<T>(reader);
+        try {
+          for (const OptionAccess& field : option.fields) std::get<OptionField<T>>(field).set(solve, value);
+        } catch (const Error& e) {
+          throw UsageError(e.what());
+        }
+      },
+      option.fields.front());
 }
 
 // Whether two paths name the same file: the same existing regular file, or the same path not yet made.
@@ -74,6 +115,150 @@ std::string FlagReader::value() {
   return args_[next_++];
 }
 
+namespace {
+
+constexpr std::size_t kHelpColumn = 23;  // where the help of a flag starts
+constexpr std::size_t kHelpWidth = 116;
+
+// `text` from column `indent` of a line that already holds `used` characters, wrapped at kHelpWidth.
+std::string wrapped(const std::string& text, std::size_t used, std::size_t indent) {
+  std::string out(used < indent ? indent - used : 2, ' ');
+  std::size_t column = used < indent ? indent : used + 2;
+  std::istringstream words(text);
+  bool first = true;
+  for (std::string word; words >> word; first = false) {
+    if (!first && column + 1 + word.size() > kHelpWidth) {
+      out += '\n';
+      out.append(indent, ' ');
+      column = indent;
+    } else if (!first) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+  }
+  return out + "\n";
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+// "enhanced, bab", or "every method".
+std::string method_names_of(const OptionSpec& option) {
+  std::vector<std::string> names;
+  for (Method method : option.methods) names.push_back(method_name(method));
+  return names.empty() ? "every method" : joined(names, ", ");
+}
+
+// The default as --help shows it: "1000", "0: all cores"; nothing for a flag without a value.
+std::string shown_default(const OptionSpec& option) {
+  const std::string value = option_default(option);
+  const OptionType type = option.type();
+  if (type == OptionType::kBool) return "";
+  if (type != OptionType::kInteger && type != OptionType::kReal) return value;
+  const std::string meaning = special_meaning(option, std::stod(value));
+  return meaning.empty() ? value : value + ": " + meaning;
+}
+
+std::string flag_head(const std::string& flag, const std::string& metavar) {
+  return "  " + flag + (metavar.empty() ? "" : " " + metavar);
+}
+
+std::string option_help(const OptionSpec& option) {
+  const std::string head = flag_head(option.flag(), option.metavar);
+  const std::string methods = option.methods.empty() ? "" : method_names_of(option) + ": ";
+  const std::string fallback = shown_default(option);
+  std::string out = head + wrapped(methods + option.help + (fallback.empty() ? "" : "   [" + fallback + "]"),
+                                   head.size(), kHelpColumn);
+  std::size_t width = 0;
+  for (const OptionChoice& choice : option.choices) width = std::max(width, choice.name.size());
+  for (const OptionChoice& choice : option.choices) {
+    const std::string name = std::string(kHelpColumn, ' ') + choice.name;
+    out += name + wrapped(choice.help, name.size(), kHelpColumn + width + 2);
+  }
+  return out;
+}
+
+// A markdown table cell: '|' escaped.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string markdown_block(const std::string& name, const std::string& table) {
+  return "<!-- reluopt options --markdown: " + name + " -->\n" + table + "<!-- end -->\n";
+}
+
+std::string options_markdown() {
+  std::string table = "| option | flag | type | default | accepts | methods | meaning |\n|---|---|---|---|---|---|---|\n";
+  for (const OptionSpec& option : option_table()) {
+    std::vector<std::string> names;
+    for (const OptionChoice& choice : option.choices) names.push_back("`" + choice.name + "`");
+    const OptionType type = option.type();
+    const bool numeric = type == OptionType::kInteger || type == OptionType::kReal;
+    table += "| `" + option.name + "` | `" + cell(flag_head(option.flag(), option.metavar).substr(2)) + "` | " +
+             option_type_name(type) + " | `" + option_default(option) + "` | " +
+             cell(numeric ? option_rule(option) : joined(names, ", ")) + " | " + method_names_of(option) + " | " +
+             cell(option.help) + " |\n";
+  }
+  return markdown_block("options", table);
+}
+
+std::string methods_markdown() {
+  std::string table = "| method | what it finds or proves | relax | stop rule | under mpirun |\n|---|---|---|---|---|\n";
+  for (const MethodSpec& m : method_table())
+    table += "| `" + m.name + "` | " + cell(m.summary) + " | " + (m.relaxable ? "yes" : "no") + " | " +
+             (m.stop_rule ? "yes" : "no") + " | " + (m.shared ? "every process" : "rank 0 alone") + " |\n";
+  return markdown_block("methods", table);
+}
+
+std::string run_flags_markdown() {
+  std::string table = "| flag | meaning |\n|---|---|\n";
+  for (const RunFlag& flag : run_flags())
+    table += "| `" + flag_head(flag.flag, flag.metavar).substr(2) + "` | " + cell(flag.help) + " |\n";
+  return markdown_block("run flags", table);
+}
+
+}  // namespace
+
+std::string options_text(bool markdown) {
+  if (markdown) return options_markdown() + "\n" + methods_markdown() + "\n" + run_flags_markdown();
+  std::string out = "Options of solve (Python: reluopt.solve(..., name=value), the flag without -- and with _ for -):\n";
+  for (const OptionSpec& option : option_table()) out += option_help(option);
+  out += "\nRun options of solve (the command line's alone):\n";
+  for (const RunFlag& flag : run_flags()) {
+    const std::string head = flag_head(flag.flag, flag.metavar);
+    out += head + wrapped(flag.help, head.size(), kHelpColumn);
+  }
+  return out;
+}
+
+const std::vector<RunFlag>& run_flags() {
+  static const std::vector<RunFlag> flags = {
+      {"--domain", "FILE",
+       "JSON {\"lower\": [...], \"upper\": [...], \"A\": [[...]], \"b\": [...]} (A x <= b optional); default [0,1]^d "
+       "(for NNet files: the file's input bounds)"},
+      {"--objective", "FILE",
+       "JSON {\"sense\": \"max\"|\"min\", \"weights\": [one per output], \"constant\": c}; default: maximize output 0"},
+      {"--time-limit", "S",
+       "wall-clock limit in seconds from the command's start (loading the model counts); whichever of it and "
+       "--samples comes first ends the run"},
+      {"--json", "FILE", "write the result as JSON (a temporary file renamed into place: complete or absent)"},
+      {"--values-out", "FILE", "enhanced, sampling: write X_i, the value reached from each sample, as CSV"},
+      {"--evt", "",
+       "enhanced, sampling: extreme-value analysis of the run's X_i, in the summary and under \"evt\" in the JSON; "
+       "eps and delta of N(eps, delta) from --stop-rule, else 1% of the range and 0.05"},
+      {"--evt-plot", "FILE", "--evt, and draw its histogram with the top three fits as a PNG (needs gnuplot)"},
+      {"--quiet", "", "no progress line on stderr (also -q)"},
+  };
+  return flags;
+}
+
 std::string help_text() {
   return R"(reluopt: optimize a linear function of a trained ReLU network's outputs over a polyhedron.
 
@@ -83,83 +268,11 @@ Usage:
                                     --partitions), without branching
   reluopt evt VALUES.csv [options]  extreme-value analysis of solve --values-out (right tail; see 'reluopt evt --help')
   reluopt verify MODEL PROP.vnnlib [options]  decide a VNN-LIB property: sat / unsat / unknown / timeout (see 'reluopt verify --help')
+  reluopt options [--markdown]      the options below (as markdown: the tables of docs/CLI.md and docs/PYTHON.md)
   reluopt --help | --version
 
-Options of solve:
-  --domain FILE        JSON {"lower": [...], "upper": [...], "A": [[...]], "b": [...]} (A x <= b optional);
-                       default [0,1]^d (for NNet files: the file's input bounds)
-  --objective FILE     JSON {"sense": "max"|"min", "weights": [one per output], "constant": c};
-                       default: maximize output 0
-  --method NAME        enhanced   the default portfolio: each sample climbs by the gradient ascent, then
-                                  Algorithm 2 of Perakis & Tsiourvas (its region's LP, local search), one
-                                  incumbent; with --time-limit the prover ends the run   [enhanced]
-                                  (--ascent-steps 0: Algorithm 2 as the paper writes it)
-                       sampling   Algorithm 1: one LP per sampled region
-                       mip        big-M MIP (Fischetti & Jo) on CBC, with a proven bound
-                       mip-cuts   big-M plus Anderson et al. cuts
-                       partition  Tsay et al. partition formulation (--partitions N)
-                       bab        our branch-and-bound prover: bound propagation and node LPs, splitting
-                                  inputs (small d) and ReLUs; a point and a proven bound at any time
-                       gradient   projected gradient ascent with perturbations from each sample, then
-                                  the LP of the best point's region
-                       walk       the relaxing walk (Tong, Cai & Serra): big-M LP relaxation, walks
-                                  through regions, diversified by fixing first/second-layer neurons
-  --samples N          number of samples (enhanced, sampling, gradient)        [1000]
-  --concave-neurons M  every method: free | fixed                              [free]
-                       free   unstable last-layer neurons whose weight in the objective is <= 0 keep no
-                              fixed state in the LPs and get no binary in the MIPs: y >= h, y >= 0 is
-                              exact for them, so one LP covers all their states
-                       fixed  the paper's LPs and MIPs: every unstable neuron fixed or binary
-  --local-search KIND  enhanced: flip | flip-mip | bnb | paper                  [flip-mip]
-                       flip-mip  flips, then the exact check: ours when <= 12 tight, else the paper's
-                              local MIP on CBC (--node-limit nodes, 500 by default)
-                       flip   single flips of tight neurons by warm-started LPs, exact check when <= 12 tight
-                       bnb    exact local MIP by our branch-and-bound on warm-started CLP
-                       paper  the paper's local MIP on CBC and its gap test, as written
-  --gap G              enhanced: local search when |best - lp| <= G max(|best|, |lp|)   [0.6667]
-  --eps E              enhanced: a neuron is tight when |pre-activation| <= E   [1e-6]
-  --max-free K         enhanced: at most K tight neurons per local search (0: all)   [0]
-  --mip-share F        enhanced, with --time-limit: Algorithm 2 gets at most the first 1 - F of the run, the
-                       prover the rest, from the best point (until the limit or a proof); 0: Algorithm 2
-                       alone                                                   [0.25]
-  --prover P           enhanced, with --time-limit: bab | mip (the big-M MIP on CBC) | both (bab and the
-                       MIP at once, each on half of the threads; the first proof ends both)   [bab]
-  --check-proof        before reporting a bound, search for a point beyond it: Algorithm 2's local search
-                       from the reported point and 100 samples from seed + 1 (with --time-limit, in the
-                       last 10% of it); a point found beyond the bound withdraws it (solver_failure)
-  --node-limit N       enhanced: bnb node LPs, flip-mip CBC nodes per local MIP (0: no limit / 500);
-                       bab: nodes of the search (0: no limit)                  [0]
-  --input-split-dims D bab, 2+ hidden layers: split input coordinates only when d <= D   [10]
-  --relu-split-below U bab: ... and while more than U neurons are unstable      [16]
-  --bab-memory MB      bab: memory for its open nodes; beyond it, depth-first dives (0: no limit)   [256]
-  --ascent-steps N     gradient, enhanced: steps (forward and backward passes) per sample   [100]
-  --perturbations N    gradient, enhanced: restarts near the best point when an ascent is stuck   [3]
-  --perturbation-radius R  gradient, enhanced: their radius, relative to each box width   [0.05]
-  --walk-iterations N  walk: diversification rounds                            [10]
-  --time-limit S       wall-clock limit in seconds from the command's start (loading the model counts);
-                       whichever of N and S comes first ends the run
-  --stop-rule EPS,DELTA  enhanced, sampling: stop once the best value is within EPS of the fitted maximum
-                       with probability >= 1 - DELTA (checked at 100 samples, then each time the samples grew
-                       by 20%); --samples becomes a cap, unlimited unless given
-  --threads T          worker threads (0: all cores)                           [all cores]
-  --seed K             random seed; the same seed and thread count give the same answer   [0]
-  --partitions N       sets per neuron for --method partition                  [2]
-  --bounds KIND        neuron bounds for the MIP methods and relax: interval | lp | progressive | symbolic
-                       (symbolic: linear bound propagation, no LP; progressive: interval and symbolic,
-                       then LPs for the neurons still unstable)                  [progressive]
-  --warm-start sampling  run Algorithm 1 first and give its best point to the MIP as a start
-  --warm-start-samples N samples of that warm start (inside the same time limit)   [1000]
-  --cut-frequency K    mip-cuts: separate Anderson cuts at the root only (-1) or every K nodes
-                       (then CBC runs on one thread)                                   [100]
-  --verbose            show the MIP solver's log
-  --json FILE          write the result as JSON (a temporary file renamed into place: complete or absent)
-  --values-out FILE    enhanced, sampling: write X_i, the value reached from each sample, as CSV
-  --evt                enhanced, sampling: extreme-value analysis of the run's X_i, in the summary and under
-                       "evt" in the JSON (for a minimization, of -g; the optimum estimate in the user's sense);
-                       eps and delta of N(eps, delta) from --stop-rule, else 1% of the range and 0.05
-  --evt-plot FILE      --evt, and draw its histogram with the top three fits as a PNG (needs gnuplot)
-  --quiet              no progress line on stderr
-
+)" + options_text(false) +
+         R"(
 Exit codes: 0 the run finished (whatever it found: see status), 1 bad input, 2 bad command line.
 Ctrl-C or SIGTERM stops the run and still reports and writes the best point found. Signals within a second of
 the first are the same request (GNU timeout sends two at once); a later one ends the process, unless its result
@@ -181,6 +294,13 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
   } else if (command == "relax") {
     options.command = Command::kRelax;
     options.solve.method = Method::kMip;
+  } else if (command == "options") {
+    options.command = Command::kOptions;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] != "--markdown") throw UsageError("unknown option '" + args[i] + "' for options (try 'reluopt --help')");
+      options.markdown = true;
+    }
+    return options;
   } else {
     throw UsageError("unknown command '" + command + "' (try 'reluopt --help')");
   }
@@ -193,21 +313,13 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     if (flag == "--help" || flag == "-h") {
       options.command = Command::kHelp;
       return options;
+    } else if (const OptionSpec* option = flag_option(flag)) {
+      set_option(*option, reader, options.solve);
+      samples_given = samples_given || option->name == "samples";
     } else if (flag == "--domain") {
       options.domain_file = value();
     } else if (flag == "--objective") {
       options.objective_file = value();
-    } else if (flag == "--method") {
-      try {
-        options.solve.method = parse_method(value());
-      } catch (const Error& e) {
-        throw UsageError(e.what());
-      }
-    } else if (flag == "--samples") {
-      options.solve.sampling.samples = parse_number<long>(flag, value());
-      samples_given = true;
-    } else if (flag == "--stop-rule") {
-      options.solve.sampling.stop_rule = parse_stop_rule(flag, value());
     } else if (flag == "--evt") {
       if (inline_value) throw UsageError("--evt takes no value");
       options.evt = true;
@@ -216,78 +328,10 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.evt = true;
     } else if (flag == "--time-limit") {
       options.time_limit = parse_number<double>(flag, value());
-    } else if (flag == "--threads") {
-      options.solve.threads = parse_number<int>(flag, value());  // 0: all cores, checked by validate_options
-    } else if (flag == "--seed") {
-      options.solve.seed = parse_number<std::uint64_t>(flag, value());
-    } else if (flag == "--local-search") {
-      try {
-        options.solve.enhanced.local_search = parse_local_search(value());
-      } catch (const Error& e) {
-        throw UsageError(e.what());
-      }
-    } else if (flag == "--concave-neurons") {
-      const std::string mode = value();
-      if (mode != "free" && mode != "fixed")
-        throw UsageError("--concave-neurons must be free or fixed, not '" + mode + "'");
-      options.solve.relax_concave = mode == "free";
-    } else if (flag == "--gap") {
-      options.solve.enhanced.gap = parse_number<double>(flag, value());
-    } else if (flag == "--eps") {
-      options.solve.enhanced.eps = parse_number<double>(flag, value());
-    } else if (flag == "--mip-share") {
-      options.solve.enhanced.mip_share = parse_number<double>(flag, value());
-    } else if (flag == "--prover") {
-      try {
-        options.solve.enhanced.prover = parse_prover(value());
-      } catch (const Error& e) {
-        throw UsageError(e.what());
-      }
-    } else if (flag == "--max-free") {
-      options.solve.enhanced.max_free = parse_number<int>(flag, value());
-    } else if (flag == "--node-limit") {
-      options.solve.enhanced.node_limit = parse_number<long>(flag, value());
-      options.solve.bab.node_limit = options.solve.enhanced.node_limit;
-    } else if (flag == "--input-split-dims") {
-      options.solve.bab.input_split_dims = parse_number<int>(flag, value());
-    } else if (flag == "--relu-split-below") {
-      options.solve.bab.relu_split_below = parse_number<int>(flag, value());
-    } else if (flag == "--bab-memory") {
-      options.solve.bab.memory_mb = parse_number<double>(flag, value());
-    } else if (flag == "--ascent-steps") {
-      options.solve.gradient.ascent_steps = parse_number<long>(flag, value());
-    } else if (flag == "--perturbations") {
-      options.solve.gradient.perturbations = parse_number<int>(flag, value());
-    } else if (flag == "--perturbation-radius") {
-      options.solve.gradient.perturbation_radius = parse_number<double>(flag, value());
-    } else if (flag == "--walk-iterations") {
-      options.solve.walk.iterations = parse_number<int>(flag, value());
-    } else if (flag == "--partitions") {
-      options.solve.mip.partitions = parse_number<int>(flag, value());
-    } else if (flag == "--bounds") {
-      try {
-        options.solve.mip.bounds.method = parse_bound_method(value());
-      } catch (const Error& e) {
-        throw UsageError(e.what());
-      }
-    } else if (flag == "--warm-start") {
-      const std::string kind = value();
-      if (kind != "sampling") throw UsageError("unknown warm start '" + kind + "' for --warm-start (available: sampling)");
-      options.solve.mip.warm_start = true;
-    } else if (flag == "--warm-start-samples") {
-      options.solve.mip.warm_start_samples = parse_number<long>(flag, value());
-    } else if (flag == "--cut-frequency") {
-      options.solve.mip.cut_frequency = parse_number<int>(flag, value());
-      if (options.solve.mip.cut_frequency == -1) options.solve.mip.cut_frequency = -99;
-    } else if (flag == "--verbose") {
-      if (inline_value) throw UsageError("--verbose takes no value");
-      options.solve.mip.verbose = true;
     } else if (flag == "--values-out") {
       options.values_file = value();
     } else if (flag == "--json") {
       options.json_file = value();
-    } else if (flag == "--check-proof") {
-      options.solve.check_proof = true;
     } else if (flag == "--quiet" || flag == "-q") {
       if (inline_value) throw UsageError("--quiet takes no value");
       options.quiet = true;
@@ -300,16 +344,12 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
     }
   }
   if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
-  if (options.command == Command::kRelax &&
-      (options.solve.method == Method::kSampling || options.solve.method == Method::kEnhanced ||
-       options.solve.method == Method::kBab || options.solve.method == Method::kGradient ||
-       options.solve.method == Method::kWalk))
-    throw UsageError("relax needs a MIP method: --method mip, mip-cuts or partition");
+  if (options.command == Command::kRelax && !method_spec(options.solve.method).relaxable)
+    throw UsageError("relax needs a MIP method: --method " + method_list(&MethodSpec::relaxable, "or"));
   if (options.evt && options.command != Command::kSolve) throw UsageError("--evt and --evt-plot apply to solve");
   if (options.solve.sampling.stop_rule) {
-    if (options.command != Command::kSolve ||
-        (options.solve.method != Method::kSampling && options.solve.method != Method::kEnhanced))
-      throw UsageError("--stop-rule applies to solve with --method enhanced or sampling");
+    if (options.command != Command::kSolve || !method_spec(options.solve.method).stop_rule)
+      throw UsageError("--stop-rule applies to solve with --method " + method_list(&MethodSpec::stop_rule, "or"));
     if (!samples_given) options.solve.sampling.samples = std::numeric_limits<long>::max();
   }
   try {

@@ -52,7 +52,7 @@ inline double parse_time_limit(const std::string& flag, const std::string& text)
   return seconds;
 }
 
-enum class Command { kHelp, kVersion, kSolve, kRelax };
+enum class Command { kHelp, kVersion, kSolve, kRelax, kOptions };
 
 struct CliOptions {
   Command command = Command::kHelp;
@@ -65,8 +65,18 @@ struct CliOptions {
   std::optional<std::string> evt_plot_file;
   double time_limit = std::numeric_limits<double>::infinity();  // seconds from the command's start
   bool quiet = false;
+  bool markdown = false;                    // reluopt options --markdown
   SolveOptions solve;
 };
+
+// A flag of solve that sets no SolveOptions field (the files, the time limit, the outputs): the command line's
+// alone, beside the option table's flags, which Python takes as keywords too.
+struct RunFlag {
+  std::string flag;
+  std::string metavar;  // empty: a flag without a value
+  std::string help;     // one line
+};
+const std::vector<RunFlag>& run_flags();
 
 // Throws UsageError on unknown flags, missing or malformed values, and values validate_options refuses.
 CliOptions parse_command_line(const std::vector<std::string>& args);
@@ -86,5 +96,9 @@ void refuse_clashing_paths(const std::vector<NamedPath>& inputs, const std::vect
 void refuse_clashing_paths(const CliOptions& options);
 
 std::string help_text();
+
+// `reluopt options`: the option table and the method table as --help shows them, or with `markdown` as the
+// tables of docs/CLI.md and docs/PYTHON.md, each between the comment lines that name it.
+std::string options_text(bool markdown);
 
 }  // namespace reluopt::cli

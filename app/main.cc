@@ -17,13 +17,13 @@
 #include <variant>
 
 #include "cli_options.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
 #include "evt_command.h"
+#include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
-#include "reluopt/output_file.h"
-#include "reluopt/peers.h"
 #include "reluopt/solve.h"
 #include "report.h"
 #include "solve_evt.h"
@@ -189,17 +189,10 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   return 0;
 }
 
-// Under mpirun, sampling, enhanced, gradient, walk and bab runs are shared by every process; the MIP methods run
-// on the lead alone, and the other processes wait for it.
-bool shared_method(reluopt::Method method) {
-  return method == reluopt::Method::kSampling || method == reluopt::Method::kEnhanced ||
-         method == reluopt::Method::kBab || method == reluopt::Method::kGradient || method == reluopt::Method::kWalk;
-}
-
 int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock, reluopt::Peers* peers) {
   using namespace reluopt;
   const bool lead = peers == nullptr || peers->lead();
-  Peers* sharing = shared_method(options.solve.method) ? peers : nullptr;
+  Peers* sharing = method_spec(options.solve.method).shared ? peers : nullptr;
   if (peers != nullptr && sharing == nullptr) {
     if (!lead) return 0;
     std::cerr << "reluopt: note: --method " << method_name(options.solve.method) << " runs on rank 0 alone; the "
@@ -272,6 +265,7 @@ int run_command(int argc, char** argv, const CommandClock& clock, reluopt::Peers
     switch (options.command) {
       case cli::Command::kHelp: std::cout << cli::help_text(); return 0;
       case cli::Command::kVersion: std::cout << "reluopt " << RELUOPT_VERSION << "\n"; return 0;
+      case cli::Command::kOptions: std::cout << cli::options_text(options.markdown); return 0;
       case cli::Command::kSolve: return run_solve(options, clock, peers);
       case cli::Command::kRelax: return run_relax(options, clock);
     }

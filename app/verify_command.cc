@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_options.h"
+#include "core/peers.h"
+#include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
-#include "reluopt/output_file.h"
-#include "reluopt/peers.h"
 #include "reluopt/verify.h"
 #include "reluopt/vnnlib.h"
 #include "stop_signals.h"

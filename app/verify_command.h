@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace reluopt {
-class Peers;  // reluopt/peers.h
+class Peers;  // core/peers.h
 }  // namespace reluopt
 
 namespace reluopt::cli {

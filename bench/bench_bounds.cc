@@ -1,4 +1,4 @@
-// Measurements behind the bound method default (include/reluopt/bounds.h) and ClpLp::maximize's warm start.
+// Measurements behind the bound method default (src/bounds/bounds.h) and ClpLp::maximize's warm start.
 //
 //   bench_bounds strategies [--dims 10 100 1000] [--neurons 100] [--rows 20] [--repeat 3]
 //       How to solve the bound LPs, in CPU ms and simplex iterations per LP, and the largest difference of any
@@ -33,10 +33,10 @@
 #include <string>
 #include <vector>
 
-#include "reluopt/bounds.h"
-#include "reluopt/mip_formulation.h"
+#include "bounds/bounds.h"
+#include "formulation/mip_formulation.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/model_io.h"
-#include "reluopt/pattern_lp.h"
 #include "solver/clp_lp.h"
 #include "solver/coin_convert.h"
 

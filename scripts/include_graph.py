@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Prints the include graph of src/ between layers and checks it against the layering.
 
-Each folder of src/ is a layer; a public header in include/reluopt/ belongs to the layer that owns its concept
-(PUBLIC_HEADER_LAYER). A layer may include only itself and the layers ALLOWED lists for it, so the graph has no
-cycle and every arrow points down. Exits 1 when an include breaks that, printing each offending #include.
+Each folder of src/ is a layer (src/layers.txt, from the bottom up); a public header in include/reluopt/ belongs
+to the layer that owns its concept (PUBLIC_HEADER_LAYER). A layer may include only itself and the layers
+src/layers.txt lists for it, so the graph has no cycle and every arrow points down. Exits 1 when an include
+breaks that, printing each offending #include (ctest include_graph).
 
     python3 scripts/include_graph.py            # the folder graph, then the violations
     python3 scripts/include_graph.py --dot      # the folder graph in Graphviz dot
@@ -16,32 +17,32 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The layers from the bottom up, each with the layers below it that it may use. io parses files into core's
-# types (and stats' report types); algorithms never parse files, so io and algorithms do not see each other.
-ALLOWED = {
-    "core": set(),
-    "io": {"core", "stats"},
-    "lp": {"core"},
-    "solver": {"core", "lp"},
-    "bounds": {"core", "lp", "solver"},
-    "formulation": {"core", "lp", "solver", "bounds"},
-    "stats": {"core"},
-    "algorithms": {"core", "lp", "solver", "bounds", "formulation", "stats"},
-    "distributed": {"core", "algorithms"},
-}
+def read_layers(path=ROOT / "src" / "layers.txt"):
+    """src/layers.txt: the layers from the bottom up, each with the layers below it that it may use. Exits when a
+    layer uses one that is not listed before it (which is what keeps the graph free of cycles)."""
+    allowed = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        layer, _, below = line.partition(":")
+        for other in below.split():
+            if other not in allowed:
+                raise SystemExit(f"include_graph: {path.name}: {layer} uses {other}, which is not below it")
+        allowed[layer.strip()] = set(below.split())
+    return allowed
 
+
+ALLOWED = read_layers()
+
+# The layer of each public header of include/reluopt (and the generated version.h): the layer that owns its
+# concept. Plain types of the problem, the options and the result are core's; readers and writers io's.
 PUBLIC_HEADER_LAYER = {
-    "domain": "core", "domain_sampler": "core", "error": "core", "magnitude": "core", "network": "core",
-    "objective": "core", "options": "core", "problem": "core", "result": "core", "run_control": "core",
-    "scaling": "core", "model": "core",
-    "model_io": "io", "json_io": "io", "evt_json": "io", "output_file": "io", "vnnlib": "io",
-    "linear_model": "lp",
-    "cut_separator": "solver",
-    "bounds": "bounds",
-    "pattern_lp": "formulation", "mip_formulation": "formulation", "anderson_cuts": "formulation",
-    "neighbourhood_mip": "formulation",
+    "domain": "core", "error": "core", "network": "core", "objective": "core", "options": "core",
+    "result": "core", "run_control": "core", "version": "core", "vnnlib": "core",
+    "model": "core",
+    "model_io": "io", "json_io": "io", "evt_json": "io",
     "evt": "stats",
-    "solve": "algorithms", "verify": "algorithms", "peers": "algorithms",
+    "solve": "algorithms", "verify": "algorithms",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -59,6 +60,9 @@ def layer_of_header(name):
 
 
 def files_by_layer():
+    for folder in sorted(p for p in (ROOT / "src").iterdir() if p.is_dir()):
+        if folder.name not in ALLOWED:
+            raise SystemExit(f"include_graph: src/{folder.name}/ is not a layer of src/layers.txt")
     for path in sorted((ROOT / "src").rglob("*")):
         if path.suffix in (".h", ".cc") and path.parent.name in ALLOWED:
             yield path.parent.name, path

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "reluopt/linear_model.h"
-#include "reluopt/pattern_lp.h"
+#include "formulation/pattern_lp.h"
+#include "lp/linear_model.h"
 #include "reluopt/solve.h"
 #include "solver/lp_solver.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"

@@ -7,7 +7,6 @@
 #include "reluopt/domain.h"
 #include "reluopt/objective.h"
 #include "reluopt/result.h"
-#include "reluopt/solve.h"
 
 namespace reluopt {
 

@@ -103,12 +103,4 @@ struct ModelPoint {
 
 ModelPoint evaluate(const Model& model, const Eigen::VectorXd& v);
 
-// Reads a problem file (docs/PROBLEM.md): {"sense", "variables", "networks", "constraints", "objective"}, model
-// paths relative to the file. Throws reluopt::Error naming the file, the entry and the key.
-Model read_problem_json(const std::string& path);
-
-// The model as a problem file. A network is written as its `source` path, relative to `directory` when one is
-// given (the directory of the file being written); a network without a source throws reluopt::Error.
-std::string model_to_json(const Model& model, const std::string& directory = "");
-
 }  // namespace reluopt

@@ -61,8 +61,4 @@ class Network {
   std::vector<DenseLayer> layers_;
 };
 
-struct ActivationPatternHash {
-  std::size_t operator()(const ActivationPattern& p) const { return p.hash(); }
-};
-
 }  // namespace reluopt

@@ -1,12 +1,31 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
-
-#include "reluopt/bounds.h"
+#include <utility>
+#include <variant>
+#include <vector>
 
 namespace reluopt {
+
+// How bounds for the MIP formulations are computed (MATH.md §4).
+//   kInterval    interval arithmetic only
+//   kLp          two LPs (max and min of h_kj) for every neuron over the LP relaxation of the big-M model of
+//                layers < k and P, layer by layer with the LP bounds of earlier layers (Fischetti & Jo 2018)
+//   kProgressive per layer: interval bounds from the tightened earlier layers, intersected with the symbolic
+//                bounds, then LPs only for the neurons that are still unstable
+//   kSymbolic    linear bound propagation (DeepPoly / CROWN, docs/MATH.md §10) over the domain's box: no LP
+enum class BoundMethod { kInterval, kLp, kProgressive, kSymbolic };
+
+BoundMethod parse_bound_method(const std::string& name);  // throws reluopt::Error naming the method
+std::string bound_method_name(BoundMethod method);
+
+struct BoundOptions {
+  BoundMethod method = BoundMethod::kProgressive;
+  int threads = 0;  // 0: all cores
+};
 
 enum class Method {
   kSampling,   // Algorithm 1: sampled activation patterns, one LP each
@@ -86,7 +105,7 @@ struct MipMethodOptions {
   BoundOptions bounds;            // how the big-M / partition bounds are computed
   bool warm_start = false;        // run Algorithm 1 first and give its best point to CBC as a MIP start
   long warm_start_samples = 1000; // the paper's setting
-  // Anderson cuts: CBC's howOften (-99 root only, k > 0 every k nodes, on one CBC thread). Every 100 nodes by
+  // Anderson cuts: -1 at the root only, k > 0 every k nodes (then on one CBC thread). Every 100 nodes by
   // measurement (bench/results/cut_frequency.md: geometric mean 0.81 s over 14 instances; root only 1.30 s).
   int cut_frequency = 100;
   bool verbose = false;           // CBC's log on stdout
@@ -130,7 +149,7 @@ struct SolveOptions {
   Method method = Method::kEnhanced;
   int threads = 0;                // worker threads for every method; 0: all cores
   std::uint64_t seed = 0;         // every random choice derives from it
-  // The concave neurons (reluopt/pattern_lp.h) keep no fixed state and get no binary: every LP
+  // The concave neurons (formulation/pattern_lp.h) keep no fixed state and get no binary: every LP
   // of the sampling methods optimizes over all their states at once, and the MIP formulations model them by
   // y >= h, y >= 0 alone. Exact, never worse. false: the paper's models, every unstable neuron fixed or binary.
   bool relax_concave = true;
@@ -151,10 +170,88 @@ struct SolveOptions {
 inline constexpr int kMaxThreads = 1024;
 
 // Checks every number of `options` and the time limit for range and finiteness (NaN, infinities, negative
-// counts, shares outside [0, 1), ...), and that the stop rule goes with a sampling method. Throws
+// counts, shares outside [0, 1), ...; the ranges of option_table()), and that the stop rule goes with a method
+// that samples (method_table()). Throws
 // reluopt::Error in one line naming the field, its command-line flag and the value, e.g.
 // "sampling.samples (--samples) must be >= 1, not 0". solve(), relax() and the command line call it; the
 // time limit is in seconds (infinite: none).
 void validate_options(const SolveOptions& options, double time_limit);
+
+// ---- The method table and the option table (src/core/option_table.cc) ----
+// Each method and each option is declared once, there. The command line's parser and --help, validate_options,
+// the Python keyword names and their conversion, and the tables of docs/CLI.md and docs/PYTHON.md come from
+// them (`reluopt options --markdown`; tests/python/test_option_table.py checks flags, names, stubs and docs).
+// A new option is a field of SolveOptions, one entry in option_table.cc, its keyword in
+// python/reluopt/__init__.pyi, and the docs' tables rewritten by `tests/python/test_option_table.py --write`.
+
+struct MethodSpec {
+  Method method;
+  std::string name;     // --method NAME, method=NAME, SolveResult::method
+  std::string summary;  // one line: what it finds or proves
+  bool relaxable;       // relax() takes it: the root LP relaxation of its MIP formulation
+  bool stop_rule;       // it samples P, so the statistical stop rule applies
+  bool shared;          // under mpirun every process takes part (else rank 0 runs it alone)
+};
+
+// In the order of Method's enumerators.
+const std::vector<MethodSpec>& method_table();
+const MethodSpec& method_spec(Method method);
+std::vector<std::string> method_names();
+// The names of the methods for which `has` holds, joined as "a, b and c" (`conjunction` "and") or "a, b or c".
+std::string method_list(bool MethodSpec::*has, const std::string& conjunction);
+
+// One field an option sets, named as validate_options' messages name it ("sampling.samples").
+template <typename T>
+struct OptionField {
+  using value_type = T;
+  std::string path;
+  std::function<T(const SolveOptions&)> get;
+  std::function<void(SolveOptions&, const T&)> set;  // a choice's set throws reluopt::Error naming a bad name
+};
+using RealPair = std::optional<std::pair<double, double>>;  // --stop-rule EPS,DELTA; none: no rule
+using OptionAccess = std::variant<OptionField<bool>, OptionField<int>, OptionField<long>, OptionField<std::uint64_t>,
+                                  OptionField<double>, OptionField<std::string>, OptionField<RealPair>>;
+
+enum class OptionType { kInteger, kReal, kBool, kChoice, kRealPair };
+std::string option_type_name(OptionType type);  // "integer", "real", "bool", "choice", "real pair"
+
+// The numbers an integer or real option takes: those between its ends (either may be open or absent), and its
+// special values, each with a meaning of its own ({0, "all cores"}), wherever they lie. A real must be finite
+// unless infinity_ok.
+struct OptionRange {
+  std::optional<double> low{}, high{};
+  bool low_open = false, high_open = false;
+  bool infinity_ok = false;
+  std::vector<std::pair<double, std::string>> special{};
+};
+
+struct OptionChoice {
+  std::string name;
+  std::string help;  // one line, or empty
+};
+
+struct OptionSpec {
+  std::string name;     // the Python keyword: "samples"; the flag is flag()
+  std::string metavar;  // "N" in --samples N; empty for a flag without a value (a bool)
+  std::string help;     // one line
+  std::vector<Method> methods;  // the methods it applies to; empty: every method
+  std::vector<OptionChoice> choices;
+  OptionRange range;
+  // Setting the option sets every field to the same value; its value is the first field's. All have one type.
+  std::vector<OptionAccess> fields;
+
+  std::string flag() const;  // "--" and the name with '-' for '_': "--warm-start-samples"
+  OptionType type() const;
+};
+
+const std::vector<OptionSpec>& option_table();
+// The option of a Python name or a flag; nullptr when there is none.
+const OptionSpec* find_option(const std::string& name_or_flag);
+// A default SolveOptions' value of the option, as text ("1000", "0.05", "progressive", "none", "false").
+std::string option_default(const OptionSpec& option);
+// The numbers it takes, as validate_options states them: ">= 1", "in [0, 1)", "between 1 and 1024 (0: all cores)".
+std::string option_rule(const OptionSpec& option);
+// A special value's meaning ("all cores" for threads 0), or "".
+std::string special_meaning(const OptionSpec& option, double value);
 
 }  // namespace reluopt

@@ -103,4 +103,14 @@ struct SolveResult {
   std::string version = RELUOPT_VERSION;
 };
 
+// What relax() (reluopt/solve.h) reports: the root LP relaxation's bound of a MIP formulation.
+struct RelaxationReport {
+  double bound = 0.0;
+  int binaries = 0;          // unstable neurons
+  double bounds_seconds = 0.0;
+  double lp_seconds = 0.0;
+  std::string formulation;   // "big-M" or "partition (N=..)"
+  std::string bound_method;
+};
+
 }  // namespace reluopt

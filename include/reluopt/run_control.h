@@ -9,8 +9,7 @@
 
 namespace reluopt {
 
-class Peers;  // reluopt/peers.h
-struct ExchangeSeat;  // algorithms/incumbent.h: set by the default for the searches it runs side by side
+class Peers;  // core/peers.h: the other processes of a run, which src/distributed/ connects over MPI
 
 // The longest time limit that a clock holds: steady_clock counts 64-bit nanoseconds from an unspecified start
 // (292 years in all), so a limit converted to a clock's duration or time point must stay well inside that. A
@@ -75,7 +74,6 @@ struct RunControl {
   std::function<void(const Progress&)> on_progress;  // called from the calling thread, throttled
   double progress_interval = 0.5;            // seconds between progress calls
   Peers* peers = nullptr;                    // the other processes of a run over several (sampling, enhanced)
-  const ExchangeSeat* exchange = nullptr;     // best points traded every 20 ms with a search beside this one
 };
 
 }  // namespace reluopt

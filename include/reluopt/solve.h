@@ -16,15 +16,6 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
 
 // The root LP relaxation of a MIP method's formulation (options.method: mip, mip-cuts without its cuts, or
 // partition), with the bounds of options.mip.bounds: a valid bound on the optimum, in the user's sense.
-struct RelaxationReport {
-  double bound = 0.0;
-  int binaries = 0;          // unstable neurons
-  double bounds_seconds = 0.0;
-  double lp_seconds = 0.0;
-  std::string formulation;   // "big-M" or "partition (N=..)"
-  std::string bound_method;
-};
-
 RelaxationReport relax(const Network& network, const Domain& domain, const Objective& objective,
                        const SolveOptions& options, const RunControl& control = {});
 

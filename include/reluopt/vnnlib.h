@@ -7,7 +7,6 @@
 
 #include "reluopt/domain.h"
 #include "reluopt/error.h"
-#include "reluopt/run_control.h"
 
 namespace reluopt {
 
@@ -40,19 +39,11 @@ struct VnnlibProperty {
   std::vector<VnnlibCase> cases;  // one per distinct input box
 };
 
-// Thrown by read_vnnlib when its deadline expires or its stop request is set while it reads: the message names
+// Thrown by read_vnnlib (reluopt/model_io.h) when its deadline expires or its stop request is set while it reads: the message names
 // the file, the line reached and which of the two stopped it.
 class ReadStopped : public Error {
  public:
   using Error::Error;
 };
-
-// Reads the subset of VNN-LIB that VNN-COMP uses (docs/VERIFY.md): declare-const X_i / Y_j Real, asserts of
-// <=, >=, <, > between constants, variables and linear combinations (+, -, * by a constant), and / or over them.
-// Input asserts bound single inputs (<=, >=); output asserts compare outputs only. Throws reluopt::Error in one
-// line naming the file and the line of anything else. Time and memory are linear in the file, and a comparison
-// repeated within a conjunction, or a conjunction repeated within a disjunction, is kept once. The deadline and
-// its stop request are checked every few thousand tokens: ReadStopped when either ends the reading.
-VnnlibProperty read_vnnlib(const std::string& path, const Deadline& deadline = {});
 
 }  // namespace reluopt

@@ -7,7 +7,7 @@ scikit-learn ``MLPRegressor``/``MLPClassifier`` with ReLU, or a list of ``(W, b)
 """
 from ._core import Error, __version__, abandoned_solver_threads
 from ._evt import EvtReport, evt
-from ._solve import Result, option_names, solve
+from ._solve import Result, method_names, option_names, option_table, solve
 
-__all__ = ["Error", "EvtReport", "Result", "__version__", "abandoned_solver_threads", "evt", "option_names",
-           "solve"]
+__all__ = ["Error", "EvtReport", "Result", "__version__", "abandoned_solver_threads", "evt", "method_names",
+           "option_names", "option_table", "solve"]

@@ -61,8 +61,20 @@ class Result:
 
 
 def option_names() -> list[str]:
-    """The names reluopt.solve(**options) accepts (docs/PYTHON.md)."""
+    """The options reluopt.solve takes by name, sorted: the command line's flags without ``--`` and with ``_`` for
+    ``-`` (``method``, ``threads`` and ``seed`` are named arguments, the rest keywords; docs/PYTHON.md)."""
     return list(_core.option_names())
+
+
+def option_table() -> list[dict]:
+    """The library's option table: one dict per option with ``name``, ``flag``, ``type``, ``choices``,
+    ``default``, ``accepts`` (the range), ``help`` and ``methods`` (empty: every method)."""
+    return list(_core.option_table())
+
+
+def method_names() -> list[str]:
+    """The names ``method`` takes (docs/PYTHON.md has what each finds or proves)."""
+    return list(_core.method_names())
 
 
 def _domain_spec(lower, upper, A, b) -> dict:

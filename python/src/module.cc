@@ -179,7 +179,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("solve", &solve_py, py::arg("model"), py::arg("model_name"), py::arg("domain"), py::arg("objective"),
         py::arg("settings"), py::arg("options"), py::arg("time_limit"), py::arg("progress"));
   m.def("option_names", &option_names);
-  m.def("method_names", [] { return std::vector<std::string>{"enhanced", "sampling", "bab", "mip", "mip-cuts", "partition"}; });
+  m.def("option_table", &option_table_py);
+  m.def("method_names", &reluopt::method_names);
   m.def("evt", &evt_py, py::arg("values"), py::arg("eps"), py::arg("delta"), py::arg("confidence"), py::arg("seed"),
         py::arg("threads"));
   m.def("evt_pdf", &evt_pdf);

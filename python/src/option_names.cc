@@ -1,9 +1,9 @@
 #include "option_names.h"
 
-#include <functional>
+#include <algorithm>
 #include <limits>
-#include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "reluopt/error.h"
@@ -13,8 +13,6 @@ namespace py = pybind11;
 namespace reluopt::python {
 
 namespace {
-
-using Setter = std::function<void(py::handle, SolveOptions&)>;
 
 // The value as T, or an Error naming the option: "option 'samples' takes an integer, not 1.5".
 template <typename T>
@@ -36,99 +34,98 @@ T take(const std::string& name, py::handle value, const char* kind) {
   }
 }
 
-template <typename T>
-Setter field(const std::string& name, const char* kind, std::function<T&(SolveOptions&)> at) {
-  return [name, kind, at](py::handle value, SolveOptions& options) { at(options) = take<T>(name, value, kind); };
-}
-
-StopRuleOptions stop_rule(py::handle value) {
-  const auto bad = [&] {
-    return Error("option 'stop_rule' takes a pair (eps, delta), not " + py::repr(value).cast<std::string>());
-  };
-  if (!py::isinstance<py::sequence>(value) || py::isinstance<py::str>(value) || py::len(value) != 2) throw bad();
+RealPair real_pair(const std::string& name, py::handle value) {
+  if (value.is_none()) return std::nullopt;
+  if (!py::isinstance<py::sequence>(value) || py::isinstance<py::str>(value) || py::len(value) != 2)
+    throw Error("option '" + name + "' takes a pair (eps, delta), not " + py::repr(value).cast<std::string>());
   const py::sequence pair = py::reinterpret_borrow<py::sequence>(value);
-  StopRuleOptions rule;
-  rule.eps = take<double>("stop_rule", pair[0], "a pair (eps, delta)");
-  rule.delta = take<double>("stop_rule", pair[1], "a pair (eps, delta)");
-  return rule;
+  return std::pair(take<double>(name, pair[0], "a pair (eps, delta)"), take<double>(name, pair[1], "a pair (eps, delta)"));
 }
 
-// Options whose value is not a plain field: names of enumerations, flags that set two fields, the command line's
-// -1 for "root only".
-std::map<std::string, Setter> special_setters() {
-  std::map<std::string, Setter> s;
-  s["local_search"] = [](py::handle v, SolveOptions& o) {
-    o.enhanced.local_search = parse_local_search(take<std::string>("local_search", v, "a name"));
-  };
-  s["prover"] = [](py::handle v, SolveOptions& o) { o.enhanced.prover = parse_prover(take<std::string>("prover", v, "a name")); };
-  s["bounds"] = [](py::handle v, SolveOptions& o) {
-    o.mip.bounds.method = parse_bound_method(take<std::string>("bounds", v, "a name"));
-  };
-  s["node_limit"] = [](py::handle v, SolveOptions& o) {
-    o.enhanced.node_limit = take<long>("node_limit", v, "an integer");
-    o.bab.node_limit = o.enhanced.node_limit;
-  };
-  s["cut_frequency"] = [](py::handle v, SolveOptions& o) {
-    const int k = take<int>("cut_frequency", v, "an integer");
-    o.mip.cut_frequency = k == -1 ? -99 : k;
-  };
-  s["concave_neurons"] = [](py::handle v, SolveOptions& o) {
-    const std::string mode = take<std::string>("concave_neurons", v, "'free' or 'fixed'");
-    if (mode != "free" && mode != "fixed") throw Error("option 'concave_neurons' must be 'free' or 'fixed', not '" + mode + "'");
-    o.relax_concave = mode == "free";
-  };
-  s["stop_rule"] = [](py::handle v, SolveOptions& o) {
-    o.sampling.stop_rule = v.is_none() ? std::nullopt : std::optional(stop_rule(v));
-  };
-  return s;
+// A choice's name; a choice between "none" and one other also takes False and True for them.
+std::string choice(const OptionSpec& option, py::handle value) {
+  if (py::isinstance<py::bool_>(value) && option.choices.size() == 2 && option.choices[0].name == "none")
+    return option.choices[value.cast<bool>() ? 1 : 0].name;
+  return take<std::string>(option.name, value, "a name");
 }
 
-std::map<std::string, Setter> setters() {
-  std::map<std::string, Setter> s = special_setters();
-  s["samples"] = field<long>("samples", "an integer", [](SolveOptions& o) -> long& { return o.sampling.samples; });
-  s["hit_and_run_thinning"] = field<int>("hit_and_run_thinning", "an integer",
-                                         [](SolveOptions& o) -> int& { return o.sampling.hit_and_run_thinning; });
-  s["gap"] = field<double>("gap", "a number", [](SolveOptions& o) -> double& { return o.enhanced.gap; });
-  s["eps"] = field<double>("eps", "a number", [](SolveOptions& o) -> double& { return o.enhanced.eps; });
-  s["max_free"] = field<int>("max_free", "an integer", [](SolveOptions& o) -> int& { return o.enhanced.max_free; });
-  s["mip_share"] = field<double>("mip_share", "a number", [](SolveOptions& o) -> double& { return o.enhanced.mip_share; });
-  s["partitions"] = field<int>("partitions", "an integer", [](SolveOptions& o) -> int& { return o.mip.partitions; });
-  s["warm_start"] = field<bool>("warm_start", "True or False", [](SolveOptions& o) -> bool& { return o.mip.warm_start; });
-  s["warm_start_samples"] = field<long>("warm_start_samples", "an integer",
-                                        [](SolveOptions& o) -> long& { return o.mip.warm_start_samples; });
-  s["verbose"] = field<bool>("verbose", "True or False", [](SolveOptions& o) -> bool& { return o.mip.verbose; });
-  s["input_split_dims"] = field<int>("input_split_dims", "an integer",
-                                     [](SolveOptions& o) -> int& { return o.bab.input_split_dims; });
-  s["relu_split_below"] = field<int>("relu_split_below", "an integer",
-                                     [](SolveOptions& o) -> int& { return o.bab.relu_split_below; });
-  s["bab_memory_mb"] = field<double>("bab_memory_mb", "a number",
-                                     [](SolveOptions& o) -> double& { return o.bab.memory_mb; });
-  s["check_proof"] = field<bool>("check_proof", "True or False", [](SolveOptions& o) -> bool& { return o.check_proof; });
-  return s;
+// The Python value as the option's type T.
+template <typename T>
+T python_value(const OptionSpec& option, py::handle value) {
+  if constexpr (std::is_same_v<T, bool>) return take<bool>(option.name, value, "True or False");
+  else if constexpr (std::is_integral_v<T>) return take<T>(option.name, value, "an integer");
+  else if constexpr (std::is_floating_point_v<T>) return take<T>(option.name, value, "a number");
+  else if constexpr (std::is_same_v<T, std::string>) return choice(option, value);
+  else return real_pair(option.name, value);
 }
 
-const std::map<std::string, Setter>& all_setters() {
-  static const std::map<std::string, Setter> table = setters();
-  return table;
+void apply_option(const OptionSpec& option, py::handle value, SolveOptions& options) {
+  std::visit(
+      [&](const auto& first) {
+        using T = typename std::remove_cvref_t<decltype(first)>::value_type;
+        const T converted = python_value<T>(option, value);
+        for (const OptionAccess& field : option.fields) std::get<OptionField<T>>(field).set(options, converted);
+      },
+      option.fields.front());
+}
+
+// The option of a Python name (not of a flag), or nullptr.
+const OptionSpec* named_option(const std::string& name) {
+  const OptionSpec* option = find_option(name);
+  return option != nullptr && option->name == name ? option : nullptr;
+}
+
+// The Python form of an option's default: a number, a bool, a name or None.
+py::object python_default(const OptionSpec& option) {
+  return std::visit(
+      [](const auto& field) -> py::object {
+        const auto value = field.get(SolveOptions{});
+        using T = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, RealPair>) return value ? py::object(py::make_tuple(value->first, value->second)) : py::object(py::none());
+        else return py::cast(value);
+      },
+      option.fields.front());
 }
 
 }  // namespace
 
 std::vector<std::string> option_names() {
   std::vector<std::string> names;
-  for (const auto& [name, setter] : all_setters()) names.push_back(name);
+  for (const OptionSpec& option : option_table()) names.push_back(option.name);
+  std::sort(names.begin(), names.end());
   return names;
+}
+
+py::list option_table_py() {
+  py::list rows;
+  for (const OptionSpec& option : option_table()) {
+    py::dict row;
+    row["name"] = option.name;
+    row["flag"] = option.flag();
+    row["type"] = option_type_name(option.type());
+    py::list choices;
+    for (const OptionChoice& c : option.choices) choices.append(c.name);
+    row["choices"] = choices;
+    row["default"] = python_default(option);
+    row["accepts"] = option.type() == OptionType::kInteger || option.type() == OptionType::kReal ? option_rule(option) : "";
+    row["help"] = option.help;
+    py::list methods;
+    for (Method m : option.methods) methods.append(method_name(m));
+    row["methods"] = methods;
+    rows.append(row);
+  }
+  return rows;
 }
 
 void apply_options(const py::dict& names, SolveOptions& options) {
   std::string unknown;
   for (const auto& [key, value] : names) {
     const std::string name = py::str(key);
-    if (!all_setters().count(name)) unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+    if (named_option(name) == nullptr) unknown += (unknown.empty() ? "'" : ", '") + name + "'";
   }
   if (!unknown.empty()) throw Error("unknown option " + unknown + " (known: see reluopt.option_names())");
   const bool samples_given = names.contains("samples");
-  for (const auto& [key, value] : names) all_setters().at(py::str(key))(value, options);
+  for (const auto& [key, value] : names) apply_option(*named_option(py::str(key)), value, options);
   // As on the command line, a stop rule makes the sample count a cap that is unlimited unless given.
   if (options.sampling.stop_rule && !samples_given) options.sampling.samples = std::numeric_limits<long>::max();
 }

@@ -11,8 +11,8 @@
 
 namespace reluopt::python {
 
-// Sets the fields of `options` that the keyword arguments of reluopt.solve(**options) name (docs/PYTHON.md has
-// the table; the names are the command line's flags with '_' for '-'). Throws reluopt::Error naming every
+// Sets the fields of `options` that the keyword arguments of reluopt.solve(**options) name: the option table's
+// names (reluopt/options.h), the command line's flags without "--" and with '_' for '-'. Throws reluopt::Error naming every
 // unknown name, or naming the option and the value that has the wrong type. Ranges are checked afterwards by
 // validate_options, with the command line's messages.
 void apply_options(const pybind11::dict& names, SolveOptions& options);
@@ -34,7 +34,12 @@ T integer_argument(const std::string& what, pybind11::handle value) {
   return index.cast<T>();
 }
 
-// The names apply_options accepts, sorted.
+// The option table's names, sorted: every one a keyword of reluopt.solve (method, threads and seed are its
+// named arguments, the rest go through apply_options).
 std::vector<std::string> option_names();
+
+// The option table as a list of dicts {"name", "flag", "type", "choices", "default", "accepts", "help",
+// "methods"} for reluopt.option_table().
+pybind11::list option_table_py();
 
 }  // namespace reluopt::python

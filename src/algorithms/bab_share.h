@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "reluopt/peers.h"
+#include "core/peers.h"
 
 namespace reluopt {
 

@@ -13,12 +13,12 @@
 #include "algorithms/mip.h"
 #include "algorithms/portfolio.h"
 #include "algorithms/sampling.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
+#include "formulation/neighbourhood_mip.h"
 #include "reluopt/error.h"
-#include "reluopt/neighbourhood_mip.h"
-#include "reluopt/peers.h"
-#include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
+#include "solver/mip_solver.h"
 
 namespace reluopt {
 
@@ -111,8 +111,9 @@ class LocalSearchLoop : public RegionImprover {
   LocalSearchCounters& counters_;
 };
 
-// The paper's local search: the MIP over the tight neurons' binaries, solved by CBC from the current point.
-class CbcLocalSearch : public LocalSearchLoop {
+// The paper's local search: the MIP over the tight neurons' binaries, solved by the MIP solver (CBC) from the
+// current point.
+class MipLocalSearch : public LocalSearchLoop {
  public:
   using LocalSearchLoop::LocalSearchLoop;
 
@@ -120,9 +121,9 @@ class CbcLocalSearch : public LocalSearchLoop {
   std::optional<EvaluatedPoint> search_neighbourhood(const NeighbourhoodMip& mip, const EvaluatedPoint& current,
                                                      const Deadline& deadline) override {
     const std::vector<double> mip_start = neighbourhood_start(mip, problem_.network, current.x);
-    MipOptions mip_options;
-    mip_options.start = &mip_start;
-    const MipSolution solution = solve_mip(mip.model, deadline, mip_options);
+    MipParameters parameters;
+    parameters.start = &mip_start;
+    const MipResult solution = make_mip_solver()->solve(mip.model, deadline, parameters);
     counters_.mips.fetch_add(1, std::memory_order_relaxed);
     if (solution.values.empty()) return std::nullopt;
     return evaluate_columns(solution.values);
@@ -232,10 +233,10 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
       // Many tight neurons and no single flip helps: the paper's MIP, by CBC within a node limit (a count, not
       // a time, so that runs stay deterministic).
       const std::vector<double> mip_start = neighbourhood_start(mip, problem_.network, current.x);
-      MipOptions mip_options;
-      mip_options.start = &mip_start;
-      mip_options.node_limit = options_.node_limit > 0 ? options_.node_limit : kFlipMipNodes;
-      const MipSolution solution = solve_mip(mip.model, deadline, mip_options);
+      MipParameters parameters;
+      parameters.start = &mip_start;
+      parameters.node_limit = options_.node_limit > 0 ? options_.node_limit : kFlipMipNodes;
+      const MipResult solution = make_mip_solver()->solve(mip.model, deadline, parameters);
       if (!solution.values.empty()) {
         EvaluatedPoint point = evaluate_columns(solution.values);
         if (point.value > current.value + improvement_tolerance(current.value)) search.best_found = std::move(point);
@@ -376,43 +377,12 @@ bool gap_test(double best, double lp, double gap) {
   return std::abs(best - lp) <= gap * std::max(std::abs(best), std::abs(lp));
 }
 
-LocalSearch parse_local_search(const std::string& name) {
-  for (LocalSearch kind : {LocalSearch::kFlip, LocalSearch::kFlipMip, LocalSearch::kBranchAndBound, LocalSearch::kPaper})
-    if (name == local_search_name(kind)) return kind;
-  throw Error("unknown local search '" + name + "' (available: flip, flip-mip, bnb, paper)");
-}
-
-Prover parse_prover(const std::string& name) {
-  for (Prover prover : {Prover::kBab, Prover::kMip, Prover::kBoth})
-    if (name == prover_name(prover)) return prover;
-  throw Error("unknown prover '" + name + "' (available: bab, mip, both)");
-}
-
-std::string prover_name(Prover prover) {
-  switch (prover) {
-    case Prover::kBab: return "bab";
-    case Prover::kMip: return "mip";
-    case Prover::kBoth: return "both";
-  }
-  return "unknown";
-}
-
-std::string local_search_name(LocalSearch kind) {
-  switch (kind) {
-    case LocalSearch::kPaper: return "paper";
-    case LocalSearch::kBranchAndBound: return "bnb";
-    case LocalSearch::kFlip: return "flip";
-    case LocalSearch::kFlipMip: return "flip-mip";
-  }
-  return "unknown";
-}
-
 namespace {
 
 std::unique_ptr<RegionImprover> make_improver(const Problem& problem, const NeuronBounds& bounds, const FreeMask* concave,
                                               const EnhancedOptions& enhanced, LocalSearchCounters& counters) {
   switch (enhanced.local_search) {
-    case LocalSearch::kPaper: return std::make_unique<CbcLocalSearch>(problem, bounds, concave, enhanced, counters);
+    case LocalSearch::kPaper: return std::make_unique<MipLocalSearch>(problem, bounds, concave, enhanced, counters);
     case LocalSearch::kBranchAndBound:
       return std::make_unique<BranchAndBoundLocalSearch>(problem, bounds, concave, enhanced, counters);
     case LocalSearch::kFlip:

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "algorithms/problem.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

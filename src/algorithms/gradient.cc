@@ -13,8 +13,8 @@
 #include <random>
 
 #include "algorithms/sampling.h"
-#include "reluopt/peers.h"
-#include "reluopt/domain_sampler.h"
+#include "core/domain_sampler.h"
+#include "core/peers.h"
 
 namespace reluopt {
 

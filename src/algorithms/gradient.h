@@ -4,12 +4,12 @@
 
 #include <Eigen/Dense>
 
+#include "algorithms/problem.h"
 #include "algorithms/sampling.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "reluopt/domain_sampler.h"
-#include "reluopt/peers.h"
+#include "core/domain_sampler.h"
+#include "core/peers.h"
 
 namespace reluopt {
 

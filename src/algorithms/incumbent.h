@@ -3,9 +3,9 @@
 #include <mutex>
 #include <optional>
 
-#include "reluopt/linear_model.h"
+#include "algorithms/problem.h"
+#include "lp/linear_model.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 
@@ -48,16 +48,25 @@ class PointExchange {
   long received_[2] = {0, 0};
 };
 
-// A run's seat at an exchange (RunControl::exchange).
+// A run's seat at an exchange (RunContext::exchange).
 struct ExchangeSeat {
   PointExchange* exchange;
   int side;
 };
 
+// What a search of the library runs under: the caller's RunControl and, for the searches the default method
+// runs side by side (run_portfolio_search), its seat at their exchange. A caller's RunControl is a context
+// without a seat.
+struct RunContext : RunControl {
+  RunContext() = default;
+  RunContext(const RunControl& control) : RunControl(control) {}  // NOLINT(google-explicit-constructor)
+  const ExchangeSeat* exchange = nullptr;  // best points traded every 20 ms with the search beside this one
+};
+
 // Trades the incumbent's best through `seat` and offers what comes back, by its own forward pass.
 void trade_points(const Problem& problem, const ExchangeSeat& seat, Incumbent& incumbent);
 
-// Offers the points the other processes of the run found and posts this process's best (reluopt/peers.h).
+// Offers the points the other processes of the run found and posts this process's best (core/peers.h).
 // The points are of the whole P and are evaluated by a forward pass as they are.
 void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent);
 

@@ -10,12 +10,12 @@
 #include "algorithms/sampling.h"
 #include "core/max_min_network.h"
 #include "core/worker_threads.h"
-#include "reluopt/anderson_cuts.h"
-#include "reluopt/mip_formulation.h"
+#include "formulation/anderson_cuts.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
-#include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
+#include "solver/mip_solver.h"
 
 namespace reluopt {
 
@@ -107,7 +107,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   std::unique_ptr<AndersonSeparator> separator;
   if (options.method == Method::kMipCuts) separator = std::make_unique<AndersonSeparator>(formulation, network);
 
-  MipOptions mip;
+  MipParameters mip;
   mip.threads = threads;
   mip.verbose = options.mip.verbose;
   mip.separator = separator.get();
@@ -136,7 +136,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     incumbent.offer(evaluate_point(problem, x));
   };
   mip.on_solution = offer_columns;
-  const MipSolution solution = solve_mip(formulation.model, deadline, mip);
+  const MipResult solution = make_mip_solver()->solve(formulation.model, deadline, mip);
   if (!solution.values.empty()) offer_columns(solution.values.data());
 
   result.method = method_name(options.method);

@@ -2,8 +2,8 @@
 
 #include <optional>
 
+#include "algorithms/problem.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

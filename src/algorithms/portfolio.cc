@@ -103,7 +103,7 @@ void walk_beside(const Problem& problem, const SolveOptions& options, const Dead
   SolveOptions walk_options = options;
   walk_options.threads = threads;
   walk_options.walk.iterations = INT_MAX;  // diversify until the walk's share ends
-  RunControl control;
+  RunContext control;
   control.exchange = &seat;
   out.walk = run_walk(problem, walk_options, phase.share(kWalkShare), control);
   for (auto& point : out.walk.trajectory) point.first += offset;
@@ -183,7 +183,7 @@ SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& opt
   });
   SolveOptions search_options = options;
   search_options.threads = split.search_threads;
-  RunControl search_control = control;
+  RunContext search_control = control;
   search_control.exchange = &search_seat;
   SolveResult result;
   try {

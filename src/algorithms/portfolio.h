@@ -1,8 +1,8 @@
 #pragma once
 
+#include "algorithms/problem.h"
 #include "algorithms/sampling.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 

@@ -1,10 +1,10 @@
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "lp/linear_model.h"
 #include "reluopt/error.h"
-#include "reluopt/linear_model.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {

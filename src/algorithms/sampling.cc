@@ -11,11 +11,11 @@
 
 #include "algorithms/checkpoint_gate.h"
 #include "algorithms/incumbent.h"
-#include "reluopt/domain_sampler.h"
+#include "core/domain_sampler.h"
+#include "core/peers.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
-#include "reluopt/pattern_lp.h"
-#include "reluopt/peers.h"
 #include "solver/dense_first_lp.h"
 
 namespace reluopt {
@@ -253,7 +253,7 @@ RunTally local_counts(const SharedState& shared) {
 
 // The calling thread while the workers run: points to and from the other processes every 20 ms, and the
 // progress line (on the lead, with the others' counts).
-void watch_workers(const Problem& problem, const RunControl& control, const Deadline& deadline, int threads,
+void watch_workers(const Problem& problem, const RunContext& control, const Deadline& deadline, int threads,
                    SharedState& shared) {
   double next_progress = control.progress_interval;
   while (shared.finished.load() < threads) {
@@ -293,7 +293,7 @@ RunTally run_tally(const Problem& problem, const RunControl& control, const Dead
 }  // namespace
 
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control, const ImproverFactory& improver, const MoverFactory& mover) {
+                         const RunContext& control, const ImproverFactory& improver, const MoverFactory& mover) {
   const long samples = options.sampling.samples;
   WorkerThreads workers(static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples))));
   const int threads = std::max(1, workers.started());

@@ -4,9 +4,10 @@
 #include <memory>
 #include <optional>
 
+#include "algorithms/incumbent.h"  // RunContext
+#include "algorithms/problem.h"
 #include "core/worker_threads.h"  // resolve_threads
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 
@@ -54,7 +55,7 @@ using MoverFactory = std::function<std::unique_ptr<SampleMover>(int thread)>;
 // and the thread count.
 // With a mover, each sample is moved before its pattern is taken (the gradient method).
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control, const ImproverFactory& improver = {},
+                         const RunContext& control, const ImproverFactory& improver = {},
                          const MoverFactory& mover = {});
 
 

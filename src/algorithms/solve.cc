@@ -6,39 +6,17 @@
 #include "algorithms/enhanced.h"
 #include "algorithms/gradient.h"
 #include "algorithms/mip.h"
+#include "algorithms/problem.h"
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "algorithms/walk.h"
 #include "core/max_min_network.h"
+#include "core/peers.h"
+#include "core/scaling.h"
 #include "reluopt/error.h"
-#include "reluopt/peers.h"
-#include "reluopt/problem.h"
-#include "reluopt/scaling.h"
-#include "solver/cbc_mip.h"
+#include "solver/mip_solver.h"
 
 namespace reluopt {
-
-Method parse_method(const std::string& name) {
-  for (Method method :
-       {Method::kSampling, Method::kEnhanced, Method::kMip, Method::kMipCuts, Method::kPartition, Method::kBab,
-        Method::kGradient, Method::kWalk})
-    if (name == method_name(method)) return method;
-  throw Error("unknown method '" + name + "' (available: enhanced, sampling, mip, mip-cuts, partition, bab, gradient, walk)");
-}
-
-std::string method_name(Method method) {
-  switch (method) {
-    case Method::kSampling: return "sampling";
-    case Method::kMip: return "mip";
-    case Method::kMipCuts: return "mip-cuts";
-    case Method::kPartition: return "partition";
-    case Method::kEnhanced: return "enhanced";
-    case Method::kBab: return "bab";
-    case Method::kGradient: return "gradient";
-    case Method::kWalk: return "walk";
-  }
-  return "unknown";
-}
 
 std::string status_name(SolveStatus status) {
   switch (status) {
@@ -88,7 +66,7 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
   throw Error("unknown method");
 }
 
-// A problem whose numbers are far from 1 (reluopt/scaling.h, docs/NUMERICS.md) runs on its exact power-of-two
+// A problem whose numbers are far from 1 (core/scaling.h, docs/NUMERICS.md) runs on its exact power-of-two
 // rescaling; the result is mapped back with a forward pass of the original network at x.
 SolveResult run_checked(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                         const RunControl& control) {

@@ -12,11 +12,11 @@
 #include <utility>
 
 #include "bounds/symbolic_bounds.h"
+#include "core/magnitude.h"
 #include "core/max_min_network.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
-#include "reluopt/peers.h"
 #include "reluopt/solve.h"
 
 namespace reluopt {

@@ -1,7 +1,7 @@
 // The relaxing walk (docs/MATH.md §15; Tong, Cai & Serra, "Optimization over trained neural networks: taking a
 // relaxing walk", CPAIOR 2024). Where we differ from the paper:
 // - the big-M model's neuron bounds are linear bound propagation (no LP per neuron), so the relaxation costs one
-//   LP; concave neurons have no binary (reluopt/pattern_lp.h);
+//   LP; concave neurons have no binary (formulation/pattern_lp.h);
 // - the region LP is our input-space pattern LP (MATH.md §2), solved by the sampling path's dense simplex;
 // - a diversification round fixes first-layer neurons, walks, then adds second-layer fixings and walks again;
 //   each neuron is flipped away from the best point's state with probability |state - z|, z its value in the
@@ -18,12 +18,12 @@
 
 #include "algorithms/incumbent.h"
 #include "algorithms/sampling.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "core/peers.h"
 #include "core/worker_threads.h"
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
-#include "reluopt/mip_formulation.h"
-#include "reluopt/pattern_lp.h"
-#include "reluopt/peers.h"
+#include "formulation/mip_formulation.h"
+#include "formulation/pattern_lp.h"
 #include "solver/dense_first_lp.h"
 #include "solver/lp_solver.h"
 
@@ -199,7 +199,7 @@ void walk_worker(const WalkContext& context, std::uint64_t seed, int thread, int
 
 // The progress line and, over several processes, points to and from the others every 20 ms (on the lead, the
 // line counts their LPs too).
-void report_progress(const Problem& problem, const RunControl& control, const Deadline& deadline,
+void report_progress(const Problem& problem, const RunContext& control, const Deadline& deadline,
                      WalkShared& shared, int threads) {
   double next_progress = control.progress_interval;
   while (shared.finished.load() < threads) {
@@ -237,7 +237,7 @@ void gather(const Problem& problem, Peers& peers, const Deadline& deadline, Walk
 }  // namespace
 
 SolveResult run_walk(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                     const RunControl& control) {
+                     const RunContext& control) {
   WalkShared shared(deadline);
   // A point before any LP, so that a run the deadline cuts short still reports one.
   shared.incumbent.offer(evaluate_point(problem, problem.interior_point));
@@ -256,7 +256,7 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
                                                                  options.sampling.samples, kMaxSampledWalks));
   WorkerThreads workers(std::clamp(resolve_threads(options.threads), 1, std::max(1, rounds)));
   const int threads = std::max(1, workers.started());
-  // Over several processes round i goes to thread i mod K T of the global numbering (reluopt/peers.h), and the
+  // Over several processes round i goes to thread i mod K T of the global numbering (core/peers.h), and the
   // root's walk is the lead's.
   Peers* const peers = control.peers;
   const int first = peers != nullptr ? peers->rank() * threads : 0;

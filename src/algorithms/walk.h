@@ -1,7 +1,8 @@
 #pragma once
 
+#include "algorithms/incumbent.h"  // RunContext
+#include "algorithms/problem.h"
 #include "reluopt/options.h"
-#include "reluopt/problem.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
 
@@ -17,6 +18,6 @@ namespace reluopt {
 // uniform samples of P (options.sampling.samples of them at most) instead of the diversified relaxations.
 // Every LP has the deadline's remaining time as its limit and stops at the deadline's stop request.
 SolveResult run_walk(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                     const RunControl& control);
+                     const RunContext& control);
 
 }  // namespace reluopt

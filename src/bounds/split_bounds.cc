@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reluopt/pattern_lp.h"
+#include "lp/domain_rows.h"
 
 namespace reluopt {
 

@@ -5,8 +5,8 @@
 
 #include <Eigen/Dense>
 
+#include "bounds/bounds.h"
 #include "bounds/symbolic_bounds.h"
-#include "reluopt/bounds.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/run_control.h"

@@ -100,9 +100,7 @@ struct LayerTerms {
 class BackSubstitution {
  public:
   BackSubstitution(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi)
-      : network_(network), lo_(lo), hi_(hi) {
-    input_magnitude_ = lo.cwiseAbs().cwiseMax(hi.cwiseAbs());
-  }
+      : network_(network), lo_(lo), hi_(hi) {}
 
   // Adds hidden layer k (or the output layer, k = K) once the bounds on its inputs are known, with
   // abs_reach = |W_k| m_k + |b_k|.
@@ -170,14 +168,9 @@ class BackSubstitution {
       }
     }
     // max over the box of each row of Lambda x + c, column by column, with the round-off of its n + 1 terms.
-    const double g = gamma(lambda.cols() + 1);
-    Eigen::VectorXd bound = c;
-    margin += g * c.cwiseAbs();
-    for (Eigen::Index i = 0; i < lambda.cols(); ++i) {
-      const auto column = lambda.col(i).array();
-      bound.array() += column.max(0.0) * hi_[i] + column.min(0.0) * lo_[i];
-      margin.array() += g * input_magnitude_[i] * column.abs();
-    }
+    Eigen::VectorXd bound, reach;
+    interval_step(lambda, c, lo_, hi_, nullptr, &bound, &reach);
+    margin += gamma(lambda.cols() + 1) * reach;
     for (Eigen::Index r = 0; r < bound.size(); ++r) bound[r] = settle(bound[r], margin[r]);
     if (input_lambda) *input_lambda = std::move(lambda);
     return bound;
@@ -227,7 +220,6 @@ class BackSubstitution {
   const Network& network_;
   const Eigen::VectorXd& lo_;
   const Eigen::VectorXd& hi_;
-  Eigen::VectorXd input_magnitude_;
   std::vector<LayerTerms> terms_;
   std::vector<ReluLines> lines_;
 };
@@ -338,20 +330,7 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
 // Each bound is a sum of 2n + 1 terms (n inputs), off by at most gamma_{2n+1} abs_reach: its round-off margin.
 void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
                     Eigen::VectorXd& l, Eigen::VectorXd& u, Eigen::VectorXd& abs_reach) {
-  l = layer.bias;
-  u = layer.bias;
-  abs_reach = layer.bias.cwiseAbs();
-  const Eigen::Index rows = layer.weights.rows();
-  for (Eigen::Index j = 0; j < layer.weights.cols(); ++j) {
-    const double* w = layer.weights.col(j).data();
-    const double lo = in_lo[j], hi = in_hi[j], m = std::max(std::abs(lo), std::abs(hi));
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      const double positive = std::max(w[i], 0.0), negative = std::min(w[i], 0.0);
-      l[i] += positive * lo + negative * hi;
-      u[i] += positive * hi + negative * lo;
-      abs_reach[i] += std::abs(w[i]) * m;
-    }
-  }
+  interval_step(layer.weights, layer.bias, in_lo, in_hi, &l, &u, &abs_reach);
   const Eigen::VectorXd margin = gamma(2 * layer.weights.cols() + 1) * abs_reach;
   for (Eigen::Index i = 0; i < l.size(); ++i) {
     l[i] = -settle(-l[i], margin[i]);

@@ -5,8 +5,8 @@
 
 #include <Eigen/Dense>
 
-#include "reluopt/bounds.h"
-#include "reluopt/linear_model.h"
+#include "bounds/bounds.h"
+#include "lp/linear_model.h"
 #include "reluopt/network.h"
 #include "reluopt/run_control.h"
 

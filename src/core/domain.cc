@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/magnitude.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
 
 namespace reluopt {
 

@@ -1,4 +1,4 @@
-#include "reluopt/domain_sampler.h"
+#include "core/domain_sampler.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,8 +7,8 @@
 #include <limits>
 #include <map>
 
+#include "core/magnitude.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
 
 namespace reluopt {
 

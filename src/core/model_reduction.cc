@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "reluopt/magnitude.h"
+#include "core/magnitude.h"
 
 namespace reluopt {
 

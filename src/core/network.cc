@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/magnitude.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
 
 namespace reluopt {
 

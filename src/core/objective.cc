@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/magnitude.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
 
 namespace reluopt {
 

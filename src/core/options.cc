@@ -1,6 +1,8 @@
-// The one check of SolveOptions' numbers, shared by solve(), relax() and the command line.
+// The one check of SolveOptions' numbers, shared by solve(), relax(), the command line and Python: the ranges
+// of the option table (option_table.cc) and the checks of the fields no option sets.
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "reluopt/error.h"
 #include "reluopt/options.h"
@@ -19,12 +21,36 @@ void require(bool holds, const char* field, const char* flag, const char* rule, 
   throw Error(message.str());
 }
 
-bool finite_at_least(double value, double low) { return std::isfinite(value) && value >= low; }
+// Whether `value` is one of the option's special values or lies in its range.
+bool in_range(const OptionSpec& option, double value) {
+  const OptionRange& r = option.range;
+  if (!special_meaning(option, value).empty()) return true;
+  if (std::isnan(value) || (std::isinf(value) && !(r.infinity_ok && value > 0))) return false;
+  if (r.low && (r.low_open ? value <= *r.low : value < *r.low)) return false;
+  return !r.high || (r.high_open ? value < *r.high : value <= *r.high);
+}
+
+// Every number of the option table within its range, named by its field and flag.
+void validate_table(const SolveOptions& options) {
+  for (const OptionSpec& option : option_table()) {
+    const std::string flag = option.flag(), rule = option_rule(option);
+    for (const OptionAccess& access : option.fields)
+      std::visit(
+          [&](const auto& field) {
+            const auto value = field.get(options);
+            using T = std::remove_cvref_t<decltype(value)>;
+            if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+              require(in_range(option, static_cast<double>(value)), field.path.c_str(), flag.c_str(), rule.c_str(),
+                      value);
+          },
+          access);
+  }
+}
 
 void validate_stop_rule(const StopRuleOptions& rule, Method method) {
-  if (method != Method::kSampling && method != Method::kEnhanced)
-    throw Error("sampling.stop_rule (--stop-rule) applies to the sampling and enhanced methods only, not " +
-                method_name(method));
+  if (!method_spec(method).stop_rule)
+    throw Error("sampling.stop_rule (--stop-rule) applies to the " + method_list(&MethodSpec::stop_rule, "and") +
+                " methods only, not " + method_name(method));
   require(std::isfinite(rule.eps) && rule.eps > 0.0, "sampling.stop_rule.eps", "--stop-rule EPS,DELTA",
           "a finite number > 0", rule.eps);
   require(rule.delta > 0.0 && rule.delta < 1.0, "sampling.stop_rule.delta", "--stop-rule EPS,DELTA",
@@ -38,50 +64,16 @@ void validate_stop_rule(const StopRuleOptions& rule, Method method) {
 
 void validate_options(const SolveOptions& options, double time_limit) {
   require(time_limit >= 0.0, "time_limit", "--time-limit", "a number of seconds >= 0 (infinite: none)", time_limit);
-  require(options.threads >= 0 && options.threads <= kMaxThreads, "threads", "--threads",
-          "between 1 and 1024 (0: all cores)", options.threads);
-  require(options.sampling.samples >= 1, "sampling.samples", "--samples", ">= 1", options.sampling.samples);
-  require(options.sampling.hit_and_run_thinning >= 0, "sampling.hit_and_run_thinning", "no flag",
-          ">= 0 (0: max(10, d))", options.sampling.hit_and_run_thinning);
+  validate_table(options);
   if (options.sampling.stop_rule) validate_stop_rule(*options.sampling.stop_rule, options.method);
-
-  const EnhancedOptions& enhanced = options.enhanced;
-  require(finite_at_least(enhanced.gap, 0.0), "enhanced.gap", "--gap", "a finite number >= 0", enhanced.gap);
-  require(finite_at_least(enhanced.eps, 0.0), "enhanced.eps", "--eps", "a finite number >= 0", enhanced.eps);
-  require(enhanced.max_free >= 0, "enhanced.max_free", "--max-free", ">= 0 (0: no cap)", enhanced.max_free);
-  require(enhanced.node_limit >= 0, "enhanced.node_limit", "--node-limit", ">= 0 (0: the default)",
-          enhanced.node_limit);
-  require(enhanced.mip_share >= 0.0 && enhanced.mip_share < 1.0, "enhanced.mip_share", "--mip-share",
-          "in [0, 1)", enhanced.mip_share);
-
-  const MipMethodOptions& mip = options.mip;
-  require(mip.partitions >= 1, "mip.partitions", "--partitions", ">= 1", mip.partitions);
-  require(mip.bounds.threads >= 0 && mip.bounds.threads <= kMaxThreads, "mip.bounds.threads", "--threads",
-          "between 1 and 1024 (0: all cores)", mip.bounds.threads);
-  require(mip.warm_start_samples >= 1, "mip.warm_start_samples", "--warm-start-samples", ">= 1",
-          mip.warm_start_samples);
-  require(mip.cut_frequency == -99 || mip.cut_frequency >= 1, "mip.cut_frequency", "--cut-frequency",
-          "-99 (root only; -1 on the command line) or a number of nodes >= 1", mip.cut_frequency);
-
-  const GradientOptions& gradient = options.gradient;
-  require(gradient.ascent_steps >= 0, "gradient.ascent_steps", "--ascent-steps", ">= 0", gradient.ascent_steps);
-  require(gradient.perturbations >= 0, "gradient.perturbations", "--perturbations", ">= 0", gradient.perturbations);
-  require(std::isfinite(gradient.perturbation_radius) && gradient.perturbation_radius > 0.0 &&
-              gradient.perturbation_radius <= 1.0,
-          "gradient.perturbation_radius", "--perturbation-radius", "in (0, 1]", gradient.perturbation_radius);
+  // The fields of SolveOptions that no option sets.
+  require(options.mip.bounds.threads >= 0 && options.mip.bounds.threads <= kMaxThreads, "mip.bounds.threads",
+          "--threads", "between 1 and 1024 (0: all cores)", options.mip.bounds.threads);
   const WalkOptions& walk = options.walk;
-  require(walk.iterations >= 0, "walk.iterations", "--walk-iterations", ">= 0", walk.iterations);
   require(walk.infeasible_per_iteration >= 1, "walk.infeasible_per_iteration", "no flag", ">= 1",
           walk.infeasible_per_iteration);
   require(std::isfinite(walk.delta) && walk.delta >= 0.0, "walk.delta", "no flag", "a finite number >= 0",
           walk.delta);
-
-  require(options.bab.node_limit >= 0, "bab.node_limit", "--node-limit", ">= 0 (0: no limit)", options.bab.node_limit);
-  require(options.bab.input_split_dims >= 0, "bab.input_split_dims", "--input-split-dims", ">= 0",
-          options.bab.input_split_dims);
-  require(options.bab.relu_split_below >= 0, "bab.relu_split_below", "--relu-split-below", ">= 0",
-          options.bab.relu_split_below);
-  require(options.bab.memory_mb >= 0, "bab.memory_mb", "--bab-memory", ">= 0 (0: no limit)", options.bab.memory_mb);
 }
 
 }  // namespace reluopt

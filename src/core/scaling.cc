@@ -1,5 +1,5 @@
-// Power-of-two scaling of a problem so that the LP and MIP solvers see numbers near 1 (reluopt/scaling.h).
-#include "reluopt/scaling.h"
+// Power-of-two scaling of a problem so that the LP and MIP solvers see numbers near 1 (core/scaling.h).
+#include "core/scaling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,7 +56,7 @@ Domain scale_domain(const Domain& domain, const Eigen::VectorXd& t) {
   return scaled;
 }
 
-// The factors of reluopt/scaling.h: t per input, one per hidden layer (as a vector over its neurons), u, sigma.
+// The factors of core/scaling.h: t per input, one per hidden layer (as a vector over its neurons), u, sigma.
 struct Factors {
   Eigen::VectorXd t;
   std::vector<Eigen::VectorXd> layers;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/worker_threads.h"  // resolve_threads
 #include "reluopt/error.h"
 
 namespace reluopt {
@@ -450,7 +451,7 @@ std::unique_ptr<Peers> start_mpi_peers(std::atomic<bool>& stop) {
   }
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int cores = std::max(1, int(std::thread::hardware_concurrency()));
+  int cores = resolve_threads(0);
   MPI_Bcast(&cores, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -464,7 +465,7 @@ std::unique_ptr<Peers> start_mpi_peers(std::atomic<bool>& stop) {
 int agreed_threads(const Peers& peers, int requested) {
   if (requested > 0) return requested;
   const auto* mpi = dynamic_cast<const MpiChannel*>(&peers);
-  return mpi != nullptr ? mpi->lead_cores() : std::max(1, int(std::thread::hardware_concurrency()));
+  return mpi != nullptr ? mpi->lead_cores() : resolve_threads(0);
 }
 
 }  // namespace reluopt

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <memory>
 
-#include "reluopt/peers.h"
+#include "core/peers.h"
 
 namespace reluopt {
 
@@ -14,7 +14,7 @@ namespace reluopt {
 std::unique_ptr<Peers> start_mpi_peers(std::atomic<bool>& stop);
 
 // The thread count every process uses for --threads `requested` (0: the first process's cores), so that the
-// global thread numbering of reluopt/peers.h has no gaps on machines of different sizes.
+// global thread numbering of core/peers.h has no gaps on machines of different sizes.
 int agreed_threads(const Peers& peers, int requested);
 
 }  // namespace reluopt

@@ -11,7 +11,7 @@
 // and the point violates some inequality of the family exactly when it violates that of I*.
 // L and U are the model's column bounds: the domain box for layer 1, [max(l,0), max(u,0)] after. They are
 // global, so the cuts are valid at every node of a branch-and-bound tree.
-#include "reluopt/anderson_cuts.h"
+#include "formulation/anderson_cuts.h"
 
 #include <cmath>
 

@@ -6,13 +6,13 @@
 // neurons (last hidden layer, objective coefficient <= 0; pattern_lp.cc) unless the paper's model is asked for:
 // x_{k+1,j} >= 0, x_{k+1,j} >= h is exact for them.
 // The objective sign * (w^T (W_K x_K + b_K) + c) is placed on the last post-activations.
-#include "reluopt/mip_formulation.h"
+#include "formulation/mip_formulation.h"
 
 #include <algorithm>
 
 #include "formulation/formulation_parts.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/error.h"
-#include "reluopt/pattern_lp.h"
 
 namespace reluopt {
 

@@ -7,7 +7,7 @@
 
 #include <Eigen/Sparse>
 
-#include "reluopt/mip_formulation.h"
+#include "formulation/mip_formulation.h"
 
 namespace reluopt {
 

@@ -1,9 +1,9 @@
 // The local-search MIP of the enhanced sampling algorithm (Perakis & Tsiourvas, Algorithm 2), in input
-// space. See include/reluopt/neighbourhood_mip.h for the model:
+// space. See src/formulation/neighbourhood_mip.h for the model:
 //   max c^T v + c_0  s.t.  (2 s - 1)(G v + g) >= 0 on fixed neurons,
 //   y >= h, y <= u z, y <= h - l (1 - z), y >= 0, z binary on free neurons,  x in P,   v = [x; y],
 //   y >= h, y >= 0 on concave neurons (no binary; see pattern_lp.cc).
-#include "reluopt/neighbourhood_mip.h"
+#include "formulation/neighbourhood_mip.h"
 
 #include <algorithm>
 
@@ -93,14 +93,6 @@ NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain,
     }
   }
   return mip;
-}
-
-void set_neuron_state(NeighbourhoodMip& mip, int layer, int neuron, bool active) {
-  const int row = mip.sign_row[layer][neuron];
-  if (row < 0) return;
-  const double g = mip.sign_offset[layer][neuron];
-  if (active) mip.model.set_row_bounds(row, -g, kInfinity);
-  else mip.model.set_row_bounds(row, -kInfinity, -g);
 }
 
 std::vector<double> neighbourhood_start(const NeighbourhoodMip& mip, const Network& network, const Eigen::VectorXd& x) {

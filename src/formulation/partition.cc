@@ -26,8 +26,8 @@
 #include <string>
 
 #include "formulation/formulation_parts.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/error.h"
-#include "reluopt/mip_formulation.h"
 
 namespace reluopt {
 

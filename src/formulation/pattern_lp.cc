@@ -16,7 +16,7 @@
 // these neurons need no fixed state: the LP with the epigraph rows optimizes over all of their 2^n states at
 // once, exactly. The same holds for the big-M MIP, where such a neuron needs no binary (MATH.md §3). Only the
 // last hidden layer qualifies: an earlier neuron feeds later neurons, whose value y does not push down.
-#include "reluopt/pattern_lp.h"
+#include "formulation/pattern_lp.h"
 
 #include <algorithm>
 
@@ -150,12 +150,6 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
   region.objective_gradient = G.row(0).transpose();
   region.objective_constant = g[0];
   return region;
-}
-
-void add_domain_rows(const Domain& domain, LinearModel& model) {
-  const RowMajorMatrix A = domain.A;
-  for (int r = 0; r < domain.num_rows(); ++r)
-    model.add_dense_row(A.row(r).data(), domain.dim(), 0, -kInfinity, domain.b[r]);
 }
 
 LinearModel pattern_lp(const Network& network, const Domain& domain, const Objective& objective,

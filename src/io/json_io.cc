@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/output_file.h"
 #include "reluopt/error.h"
-#include "reluopt/output_file.h"
 
 namespace reluopt {
 

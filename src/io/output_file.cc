@@ -1,5 +1,5 @@
 // Output files that are complete or absent: a temporary file renamed into place, every step checked.
-#include "reluopt/output_file.h"
+#include "io/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -5,7 +5,7 @@
 #include <istream>
 #include <string>
 
-#include "reluopt/model.h"
+#include "reluopt/model_io.h"
 
 namespace reluopt::detail {
 

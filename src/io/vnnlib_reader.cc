@@ -23,7 +23,7 @@
 
 #include "io/readers.h"
 #include "reluopt/error.h"
-#include "reluopt/vnnlib.h"
+#include "reluopt/model_io.h"
 
 namespace reluopt {
 

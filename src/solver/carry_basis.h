@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "solver/lp_solution.h"
 
 namespace reluopt {

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "solver/coin_convert.h"
+#include "solver/mip_worker.h"
 
 namespace reluopt {
 
@@ -47,7 +48,7 @@ class SeparatorCutGenerator : public CglCutGenerator {
 // Stops CBC on the deadline's stop request and reports progress at most twice a second.
 class DeadlineHandler : public CbcEventHandler {
  public:
-  DeadlineHandler(const Deadline& deadline, const MipOptions& options, double constant)
+  DeadlineHandler(const Deadline& deadline, const MipParameters& options, double constant)
       : deadline_(deadline), options_(options), constant_(constant) {}
   CbcEventHandler* clone() const override { return new DeadlineHandler(*this); }
   CbcAction event(CbcEvent which) override {
@@ -67,7 +68,7 @@ class DeadlineHandler : public CbcEventHandler {
 
  private:
   const Deadline& deadline_;
-  const MipOptions& options_;
+  const MipParameters& options_;
   double constant_;
   double next_report_ = 0.0;
 };
@@ -89,8 +90,14 @@ std::unique_ptr<OsiClpSolverInterface> load(const LinearModel& model) {
 
 }  // namespace
 
-MipSolution solve_mip_cbc(const LinearModel& model, const Deadline& deadline, const MipOptions& options) {
-  MipSolution result;
+int cbc_how_often(int cut_frequency) { return cut_frequency < 0 ? -99 : cut_frequency; }
+
+MipResult CbcMipSolver::solve(const LinearModel& model, const Deadline& deadline, const MipParameters& parameters) {
+  return solve_in_worker(&solve_mip_cbc, model, deadline, parameters);
+}
+
+MipResult solve_mip_cbc(const LinearModel& model, const Deadline& deadline, const MipParameters& options) {
+  MipResult result;
   const double constant = model.objective_constant();
   try {
     std::unique_ptr<OsiClpSolverInterface> solver = load(model);
@@ -107,9 +114,8 @@ MipSolution solve_mip_cbc(const LinearModel& model, const Deadline& deadline, co
     const bool cuts_in_tree = options.separator != nullptr && options.cut_frequency > 0;
     if (options.threads > 1 && !cuts_in_tree) cbc.setNumberThreads(options.threads);
     if (options.node_limit > 0) cbc.setMaximumNodes(static_cast<int>(std::min<long>(options.node_limit, 1L << 30)));
-    // The default gap tolerances would stop short of the 1e-6 relative gap we report as optimal.
-    cbc.setAllowableGap(1e-10);
-    cbc.setAllowableFractionGap(1e-9);
+    cbc.setAllowableGap(options.absolute_gap);
+    cbc.setAllowableFractionGap(options.relative_gap);
     // Without scaling: on a 64-64-64-10 digits classifier (bench/models/digits_mlp.onnx, L-inf ball 0.2) CBC with
     // CLP's default scaling proved 10.15 optimal where HiGHS certified, and we verified, 16.81.
     cbc.solver()->setHintParam(OsiDoScale, false, OsiHintTry);
@@ -132,7 +138,7 @@ MipSolution solve_mip_cbc(const LinearModel& model, const Deadline& deadline, co
     cbc.passInEventHandler(&handler);
     if (options.separator != nullptr) {
       SeparatorCutGenerator generator(*options.separator);
-      cbc.addCutGenerator(&generator, options.cut_frequency, "reluopt cuts");
+      cbc.addCutGenerator(&generator, cbc_how_often(options.cut_frequency), "reluopt cuts");
     }
     if (options.start != nullptr && !deadline.expired()) {
       // setBestSolution re-optimizes the continuous part and keeps the start as incumbent; its value is

@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "solver/lp_solver.h"
 
 class ClpSimplex;

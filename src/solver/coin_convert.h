@@ -7,7 +7,7 @@
 #include <atomic>
 #include <vector>
 
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "solver/lp_solution.h"
 
 namespace reluopt {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "solver/clp_lp.h"
 #include "solver/dense_dual_simplex.h"
 

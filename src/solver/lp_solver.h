@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "solver/lp_solution.h"
 
 namespace reluopt {

@@ -1,13 +1,14 @@
-// solve_mip: the MIP solver in a worker thread that can be left behind, so that a time limit and a stop request
-// hold within a second whatever the solver is doing (docs/SOLVER-NOTES.md, "Time limits").
+// solve_in_worker: a MIP backend in a worker thread that can be left behind, so that a time limit and a stop
+// request hold within a second whatever the solver is doing (docs/SOLVER-NOTES.md, "Time limits").
 //
-// CBC checks its clock and its event handler between nodes, but not inside its root LP or its root strong
-// branching, which take tens of seconds on networks of thousands of neurons. The caller therefore waits for the
-// worker only until kGraceSeconds past the deadline (or past a stop request); then it cuts the worker's hooks
-// off (on_solution, on_progress and the cut separator reach the caller's objects, which are about to go away),
-// asks the worker to stop, and returns what the worker reported: its points went to on_solution as CBC found
-// them, and its bound is the last one CBC reported (a valid bound on every feasible point when it was reported).
-// Everything the worker reads is owned by the worker's shared state, never by the caller's stack.
+// CBC, for one, checks its clock and its event handler between nodes, but not inside its root LP or its root
+// strong branching, which take tens of seconds on networks of thousands of neurons. The caller therefore waits
+// for the worker only until kGraceSeconds past the deadline (or past a stop request); then it cuts the worker's
+// hooks off (on_solution, on_progress and the cut separator reach the caller's objects, which are about to go
+// away), asks the worker to stop, and returns what the worker reported: its points went to on_solution as the
+// solver found them, and its bound is the last one the solver reported (a valid bound on every feasible point
+// when it was reported). Everything the worker reads is owned by the worker's shared state, never by the
+// caller's stack.
 
 #include <atomic>
 #include <chrono>
@@ -18,7 +19,7 @@
 #include <thread>
 
 #include "core/worker_threads.h"
-#include "solver/cbc_mip.h"
+#include "solver/mip_worker.h"
 
 namespace reluopt {
 
@@ -33,15 +34,15 @@ std::atomic<int> g_abandoned{0};
 struct MipRun {
   LinearModel model;
   std::vector<double> start;
-  MipOptions options;                 // with hooks that go through this state
+  MipParameters options;              // with hooks that go through this state
   std::atomic<bool> stop{false};      // the worker's stop request
   std::mutex hooks;                   // held while a hook runs, and to cut the hooks off
   bool cut_off = false;
-  double last_bound = kInfinity;      // the last bound CBC reported that lies above its incumbent
+  double last_bound = kInfinity;      // the last bound the solver reported above its incumbent
   std::mutex done_mutex;
   std::condition_variable done_signal;
   bool done = false;
-  MipSolution solution;
+  MipResult solution;
 };
 
 // Forwards to the caller's separator until the hooks are cut off.
@@ -60,7 +61,7 @@ class HookedSeparator : public CutSeparator {
 };
 
 // The caller's hooks, each called under the hooks mutex and only while the caller still waits.
-void hook_up(MipRun& run, const MipOptions& caller) {
+void hook_up(MipRun& run, const MipParameters& caller) {
   run.options = caller;
   if (caller.start != nullptr) {
     run.start = *caller.start;
@@ -100,7 +101,8 @@ bool wait_for(MipRun& run, const Deadline& deadline) {
 
 }  // namespace
 
-MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const MipOptions& options) {
+MipResult solve_in_worker(MipSolveFunction solve, const LinearModel& model, const Deadline& deadline,
+                          const MipParameters& options) {
   auto run = std::make_shared<MipRun>();
   run->model = model;
   hook_up(*run, options);
@@ -109,9 +111,9 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
     separator = std::make_unique<HookedSeparator>(options.separator, run.get());
     run->options.separator = separator.get();
   }
-  const auto work = [run, separator = std::shared_ptr<HookedSeparator>(std::move(separator)),
+  const auto work = [solve, run, separator = std::shared_ptr<HookedSeparator>(std::move(separator)),
                       worker_deadline = Deadline(deadline.remaining(), &run->stop)](int) {
-    MipSolution solution = solve_mip_cbc(run->model, worker_deadline, run->options);
+    MipResult solution = solve(run->model, worker_deadline, run->options);
     std::lock_guard<std::mutex> lock(run->done_mutex);
     run->solution = std::move(solution);
     run->done = true;
@@ -119,14 +121,14 @@ MipSolution solve_mip(const LinearModel& model, const Deadline& deadline, const 
   };
   WorkerThreads worker(1);
   worker.run(work);
-  // With no thread to spare, CBC runs here, and its own clock checks are all the time limit has.
+  // With no thread to spare, the solver runs here, and its own clock checks are all the time limit has.
   if (worker.started() == 0) work(0);
   if (wait_for(*run, deadline)) {
     worker.join();
     return std::move(run->solution);
   }
   // Left behind: cut the hooks off (waiting for one that runs now), then report what the hooks saw.
-  MipSolution left;
+  MipResult left;
   {
     std::lock_guard<std::mutex> lock(run->hooks);
     run->cut_off = true;

@@ -8,13 +8,13 @@
 #include <string>
 
 #include "algorithms/enhanced.h"
-#include "reluopt/bounds.h"
-#include "reluopt/neighbourhood_mip.h"
-#include "reluopt/pattern_lp.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
+#include "bounds/bounds.h"
+#include "formulation/neighbourhood_mip.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/solve.h"
-#include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
+#include "solver/mip_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -126,7 +126,7 @@ TEST(Enhanced, FlipMipEndsAtALocalOptimumOfTheNeighbourhoodMip) {
   const NeuronBounds bounds = interval_bounds(net, domain);
   const NeighbourhoodMip mip =
       neighbourhood_mip(net, domain, objective, net.activation_pattern(result.x), free, bounds);
-  const MipSolution best = solve_mip(mip.model, Deadline(), MipOptions{});
+  const MipResult best = make_mip_solver()->solve(mip.model, Deadline(), MipParameters{});
   ASSERT_EQ(best.status, MipStatus::kOptimal);
   EXPECT_LE(*best.objective, result.objective + 1e-6 * std::max(1.0, std::abs(result.objective)))
       << tight << " tight neurons";

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "algorithms/gradient.h"
-#include "reluopt/domain_sampler.h"
+#include "core/domain_sampler.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

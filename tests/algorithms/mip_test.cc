@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

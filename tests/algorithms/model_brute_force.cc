@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt::testing {

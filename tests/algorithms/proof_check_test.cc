@@ -8,10 +8,10 @@
 #include <cmath>
 #include <string>
 
+#include "algorithms/problem.h"
 #include "algorithms/proof_check.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
-#include "reluopt/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

@@ -2,8 +2,8 @@
 
 #include <atomic>
 
+#include "lp/linear_model.h"
 #include "reluopt/error.h"
-#include "reluopt/linear_model.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

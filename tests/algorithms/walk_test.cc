@@ -2,8 +2,8 @@
 
 #include <atomic>
 
+#include "algorithms/problem.h"
 #include "algorithms/walk.h"
-#include "reluopt/problem.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

@@ -8,7 +8,7 @@
 
 #include "bounds/split_bounds.h"
 #include "bounds/symbolic_bounds.h"
-#include "reluopt/domain_sampler.h"
+#include "core/domain_sampler.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
 #include "solver/lp_solver.h"

@@ -486,6 +486,32 @@ class Cli(unittest.TestCase):
         for method in ("enhanced", "bab"):
             self.assert_bad_input(["relax", self.model, "--method", method], 2, "relax")
 
+    def test_options_command_prints_the_help_of_the_options(self):
+        # The option section of --help and `reluopt options` come from the library's option table.
+        listing = self.run_tool("options")
+        self.assertEqual(listing.returncode, 0, listing.stderr)
+        self.assertIn(listing.stdout, self.run_tool("solve", "--help").stdout)
+        for flag in ("--ascent-steps", "--walk-iterations", "--hit-and-run-thinning", "--bab-memory"):
+            self.assertIn("\n  " + flag + " ", listing.stdout)
+        markdown = self.run_tool("options", "--markdown").stdout
+        for name in ("options", "methods", "run flags"):
+            self.assertIn("<!-- reluopt options --markdown: %s -->" % name, markdown)
+        self.assert_bad_input(["options", "--html"], 2, "--html")
+
+    def test_table_options_parse_by_their_type(self):
+        # -1 is root only for --cut-frequency (CBC's own -99 is no public value); a flag without a value refuses
+        # one; the options once missing from Python and --hit-and-run-thinning are flags like the rest.
+        result, _ = self.solve(self.model, "--method", "mip-cuts", "--cut-frequency", "-1", "--threads", "1")
+        self.assertEqual(result["status"], "optimal")
+        self.assert_bad_input(["solve", self.model, "--method", "mip-cuts", "--cut-frequency", "-99"], 2,
+                              "mip.cut_frequency (--cut-frequency) must be >= 1 (-1: root only), not -99")
+        self.assert_bad_input(["solve", self.model, "--check-proof=yes"], 2, "--check-proof takes no value")
+        self.assert_bad_input(["solve", self.model, "--hit-and-run-thinning", "-1"], 2, "--hit-and-run-thinning")
+        result, _ = self.solve(self.model, "--method", "gradient", "--samples", "20", "--ascent-steps", "3",
+                               "--perturbations", "0", "--perturbation-radius", "0.5", "--hit-and-run-thinning",
+                               "5", "--seed", "1")
+        self.assertEqual(result["samples"], 20)
+
     def test_mip_methods_end_with_a_point_on_a_tiny_time_limit(self):
         # Issue 11, item 5: without a warm start, forward passes at a few points of P are CBC's MIP start, so
         # even a run whose clock is up before CBC starts ends with a point.

@@ -1,8 +1,8 @@
-#include "reluopt/domain_sampler.h"
+#include "core/domain_sampler.h"
 
 #include <gtest/gtest.h>
 
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
 #include "test_networks.h"
 
 namespace reluopt {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "algorithms/problem.h"
 #include "reluopt/error.h"
-#include "reluopt/problem.h"
 #include "test_networks.h"
 
 namespace reluopt {

@@ -4,9 +4,9 @@
 #include <functional>
 #include <string>
 
+#include "core/magnitude.h"
 #include "reluopt/domain.h"
 #include "reluopt/error.h"
-#include "reluopt/magnitude.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "algorithms/model_brute_force.h"
+#include "bounds/bounds.h"
 #include "core/model_reduction.h"
-#include "reluopt/bounds.h"
 #include "reluopt/error.h"
 #include "reluopt/run_control.h"
 #include "test_networks.h"

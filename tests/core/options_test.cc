@@ -5,7 +5,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <regex>
+#include <set>
 #include <string>
+#include <type_traits>
 
 #include "reluopt/error.h"
 #include "reluopt/options.h"
@@ -35,7 +38,7 @@ TEST(Options, DefaultsAndBoundaryValuesAreAccepted) {
               o.threads = kMaxThreads;
               o.enhanced.mip_share = 0.0;
               o.enhanced.gap = 0.0;
-              o.mip.cut_frequency = -99;
+              o.mip.cut_frequency = -1;
               o.sampling.samples = 1;
               o.method = Method::kSampling;
               o.sampling.stop_rule = StopRuleOptions{.eps = 1e-3};
@@ -66,7 +69,7 @@ TEST(Options, EachBadNumberNamesFieldFlagAndValue) {
       {[](SolveOptions& o) { o.threads = -1; }, "threads", "--threads", "-1"},
       {[](SolveOptions& o) { o.threads = 100000; }, "threads", "--threads", "100000"},
       {[](SolveOptions& o) { o.sampling.samples = 0; }, "sampling.samples", "--samples", "0"},
-      {[](SolveOptions& o) { o.sampling.hit_and_run_thinning = -1; }, "hit_and_run_thinning", "no flag", "-1"},
+      {[](SolveOptions& o) { o.sampling.hit_and_run_thinning = -1; }, "hit_and_run_thinning", "--hit-and-run-thinning", "-1"},
       {[](SolveOptions& o) { o.enhanced.gap = kNan; }, "enhanced.gap", "--gap", "nan"},
       {[](SolveOptions& o) { o.enhanced.gap = kInf; }, "enhanced.gap", "--gap", "inf"},
       {[](SolveOptions& o) { o.enhanced.eps = -1e-3; }, "enhanced.eps", "--eps", "-0.001"},
@@ -108,6 +111,89 @@ TEST(Options, StopRuleIsCheckedAndGoesWithSampling) {
   EXPECT_NE(with_rule({.eps = 0.1, .first_check = 0}).find("first_check"), std::string::npos);
   EXPECT_NE(with_rule({.eps = 0.1, .growth = 1.0}).find("growth"), std::string::npos);
   EXPECT_NE(with_rule({.eps = 0.1}, Method::kMip).find("sampling and enhanced"), std::string::npos);
+}
+
+// -1 is the public value for "cuts at the root only" (CBC's own -99 stays inside its adapter).
+TEST(Options, CutFrequencyTakesMinusOneOrAPositiveCount) {
+  EXPECT_EQ(refusal([](SolveOptions& o) { o.mip.cut_frequency = -1; }), "");
+  EXPECT_EQ(refusal([](SolveOptions& o) { o.mip.cut_frequency = 1; }), "");
+  for (int bad : {-99, -2, 0})
+    EXPECT_EQ(refusal([=](SolveOptions& o) { o.mip.cut_frequency = bad; }),
+              "mip.cut_frequency (--cut-frequency) must be >= 1 (-1: root only), not " + std::to_string(bad));
+}
+
+TEST(OptionTable, NamesFlagsAndFieldsAreUnique) {
+  std::set<std::string> names, paths;
+  for (const OptionSpec& option : option_table()) {
+    EXPECT_TRUE(names.insert(option.name).second) << option.name;
+    EXPECT_EQ(option.flag(), "--" + std::regex_replace(option.name, std::regex("_"), "-"));
+    EXPECT_EQ(find_option(option.name), &option);
+    EXPECT_EQ(find_option(option.flag()), &option);
+    EXPECT_FALSE(option.help.empty()) << option.name;
+    EXPECT_EQ(option.metavar.empty(), option.type() == OptionType::kBool) << option.name;
+    EXPECT_EQ(option.choices.empty(), option.type() != OptionType::kChoice) << option.name;
+    for (const OptionAccess& field : option.fields) {
+      const std::string path = std::visit([](const auto& f) { return f.path; }, field);
+      EXPECT_TRUE(paths.insert(path).second) << path;
+      EXPECT_EQ(field.index(), option.fields.front().index()) << path;
+    }
+  }
+  EXPECT_EQ(find_option("--no-such-flag"), nullptr);
+}
+
+// Each choice's name is accepted and read back; the default is one of the choices.
+TEST(OptionTable, ChoicesRoundTrip) {
+  for (const OptionSpec& option : option_table()) {
+    if (option.type() != OptionType::kChoice) continue;
+    bool default_listed = false;
+    for (const OptionChoice& choice : option.choices) {
+      default_listed = default_listed || choice.name == option_default(option);
+      SolveOptions options;
+      for (const OptionAccess& field : option.fields) std::get<OptionField<std::string>>(field).set(options, choice.name);
+      EXPECT_EQ(std::get<OptionField<std::string>>(option.fields.front()).get(options), choice.name);
+    }
+    EXPECT_TRUE(default_listed) << option.name;
+    SolveOptions options;
+    EXPECT_THROW(std::get<OptionField<std::string>>(option.fields.front()).set(options, "no-such-choice"), Error)
+        << option.name;
+  }
+}
+
+// Below its lower end, a number of every option is refused in validate_options' one-line form, naming its field
+// and its flag.
+TEST(OptionTable, ValidateChecksEveryRangeOfTheTable) {
+  for (const OptionSpec& option : option_table()) {
+    if (!option.range.low) continue;
+    double below = *option.range.low - (option.range.low_open ? 0.0 : 1.0);
+    while (!special_meaning(option, below).empty()) below -= 1.0;  // threads 0 is all cores
+    for (const OptionAccess& access : option.fields) {
+      const std::string message = refusal([&](SolveOptions& o) {
+        std::visit(
+            [&](const auto& field) {
+              using T = typename std::remove_cvref_t<decltype(field)>::value_type;
+              if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) field.set(o, static_cast<T>(below));
+            },
+            access);
+      });
+      const std::string path = std::visit([](const auto& f) { return f.path; }, access);
+      EXPECT_EQ(message.rfind(path + " (" + option.flag() + ") must be " + option_rule(option) + ", not ", 0), 0u)
+          << option.name << ": '" << message << "'";
+    }
+  }
+}
+
+TEST(MethodTable, FollowsTheEnumAndNamesEveryMethodOnce) {
+  ASSERT_EQ(method_table().size(), 8u);
+  for (std::size_t i = 0; i < method_table().size(); ++i) {
+    const MethodSpec& m = method_table()[i];
+    EXPECT_EQ(static_cast<std::size_t>(m.method), i) << m.name;
+    EXPECT_EQ(parse_method(m.name), m.method);
+    EXPECT_EQ(method_name(m.method), m.name);
+    EXPECT_FALSE(m.summary.empty()) << m.name;
+  }
+  EXPECT_EQ(method_list(&MethodSpec::relaxable, "or"), "mip, mip-cuts or partition");
+  EXPECT_EQ(method_list(&MethodSpec::stop_rule, "and"), "sampling and enhanced");
+  EXPECT_THROW(parse_method("simplex"), Error);
 }
 
 }  // namespace

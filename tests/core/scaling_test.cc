@@ -1,12 +1,12 @@
 // scale_problem: an exact power-of-two rescaling, so that a MIP over a box of +-1e10 finds what sampling finds.
-#include "reluopt/scaling.h"
+#include "core/scaling.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 

@@ -8,12 +8,13 @@
 #include <memory>
 #include <random>
 
-#include "reluopt/anderson_cuts.h"
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
-#include "reluopt/mip_formulation.h"
-#include "solver/cbc_mip.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "formulation/anderson_cuts.h"
+#include "formulation/mip_formulation.h"
+#include "solver/mip_solver.h"
 #include "solver/lp_solver.h"
+#include "solver/mip_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -170,11 +171,11 @@ TEST_P(AndersonCuts, CbcWithCutsReachesTheEnumeratedMaximum) {
   for (const NeuronBounds& bounds : bounds_) {
     const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds);
     const AndersonSeparator separator(f, net_);
-    for (int frequency : {-99, 1}) {  // root only, then every node
-      MipOptions options;
+    for (int frequency : {kRootOnly, 1}) {  // root only, then every node
+      MipParameters options;
       options.separator = &separator;
       options.cut_frequency = frequency;
-      const MipSolution solution = solve_mip(f.model, Deadline(30.0, nullptr), options);
+      const MipResult solution = make_mip_solver()->solve(f.model, Deadline(30.0, nullptr), options);
       ASSERT_EQ(solution.status, MipStatus::kOptimal) << "cut frequency " << frequency;
       EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact)) << "cut frequency " << frequency;
       EXPECT_LE(f.model.max_violation(solution.values), 1e-6);

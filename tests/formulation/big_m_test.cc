@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
-#include "reluopt/mip_formulation.h"
-#include "reluopt/pattern_lp.h"
-#include "solver/cbc_mip.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "formulation/mip_formulation.h"
+#include "formulation/pattern_lp.h"
+#include "solver/mip_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -17,10 +17,10 @@ namespace {
 
 double relative_tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
 
-MipSolution solve(const LinearModel& model, const std::vector<double>* start = nullptr) {
-  MipOptions options;
+MipResult solve(const LinearModel& model, const std::vector<double>* start = nullptr) {
+  MipParameters options;
   options.start = start;
-  return solve_mip(model, Deadline(30.0, nullptr), options);
+  return make_mip_solver()->solve(model, Deadline(30.0, nullptr), options);
 }
 
 // Both pre-activations of the tiny network lie in [-1, 1]: two binaries, three rows each.
@@ -34,7 +34,7 @@ TEST(BigM, TinyNetworkMaximumAndMinimum) {
   EXPECT_EQ(f.model.num_integer(), 2);
   EXPECT_EQ(f.partitions, 1);
   EXPECT_TRUE(f.partition_neurons.empty());
-  const MipSolution max = solve(f.model);
+  const MipResult max = solve(f.model);
   ASSERT_EQ(max.status, MipStatus::kOptimal);
   EXPECT_NEAR(*max.objective, 2.5, 1e-9);
   EXPECT_NEAR(max.values[f.input[0]], 1.0, 1e-9);
@@ -42,7 +42,7 @@ TEST(BigM, TinyNetworkMaximumAndMinimum) {
 
   Objective minimize = Objective::output(1);
   minimize.sense = Sense::kMinimize;
-  const MipSolution min = solve(big_m_formulation(net, box, minimize, bounds).model);
+  const MipResult min = solve(big_m_formulation(net, box, minimize, bounds).model);
   ASSERT_EQ(min.status, MipStatus::kOptimal);
   EXPECT_NEAR(*min.objective, 0.5, 1e-9);  // maximized sense: -(-0.5)
 }
@@ -64,7 +64,7 @@ TEST(BigM, StableNeuronsNeedNoBinary) {
   EXPECT_DOUBLE_EQ(f.model.col_lower()[f.post_activation[0][0]], 2.0);
   EXPECT_DOUBLE_EQ(f.model.col_upper()[f.post_activation[0][0]], 3.0);
   EXPECT_DOUBLE_EQ(f.model.col_upper()[f.post_activation[0][1]], 0.0);
-  const MipSolution solution = solve(f.model);
+  const MipResult solution = solve(f.model);
   ASSERT_EQ(solution.status, MipStatus::kOptimal);
   EXPECT_NEAR(*solution.objective, 2.5, 1e-9);
   EXPECT_NEAR(solution.values[f.input[0]], 0.5, 1e-9);
@@ -91,7 +91,7 @@ TEST_P(BigMBruteForce, CbcReachesTheEnumeratedMaximum) {
   for (const NeuronBounds& bounds : bounds_) {
     const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds);
     EXPECT_EQ(f.model.num_integer(), bounds.num_unstable());
-    const MipSolution solution = solve(f.model);
+    const MipResult solution = solve(f.model);
     ASSERT_EQ(solution.status, MipStatus::kOptimal);
     EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact));
     EXPECT_GE(solution.bound, exact - relative_tolerance(exact));
@@ -108,7 +108,7 @@ TEST_P(BigMBruteForce, FreeConcaveNeuronsKeepTheMaximum) {
     const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds, true);
     EXPECT_EQ(f.concave, count_neurons(concave_neurons(net_, objective_, bounds)));
     EXPECT_EQ(f.model.num_integer(), bounds.num_unstable() - f.concave);
-    const MipSolution solution = solve(f.model);
+    const MipResult solution = solve(f.model);
     ASSERT_EQ(solution.status, MipStatus::kOptimal);
     EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact));
     Eigen::VectorXd x(net_.input_dim());
@@ -142,7 +142,7 @@ TEST_P(BigMBruteForce, MipStartIsKept) {
   const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
   const Eigen::VectorXd best = extreme_of_21_samples(true);
   const std::vector<double> start = warm_start(f, net_, best);
-  const MipSolution solution = solve(f.model, &start);
+  const MipResult solution = solve(f.model, &start);
   ASSERT_EQ(solution.status, MipStatus::kOptimal);
   EXPECT_GE(*solution.objective, forward_value(best) - 1e-9);
   const double exact = testing::brute_force_max(net_, domain_, objective_);
@@ -156,11 +156,11 @@ TEST_P(BigMBruteForce, NoFalseBoundWhenStoppedBeforeTheRoot) {
   const MipFormulation f = big_m_formulation(net_, domain_, objective_, bounds_.front());
   const Eigen::VectorXd worst = extreme_of_21_samples(false);
   const std::vector<double> start = warm_start(f, net_, worst);
-  MipOptions options;
+  MipParameters options;
   options.start = &start;
   const double exact = testing::brute_force_max(net_, domain_, objective_);
   for (double seconds : {0.0, 1e-6}) {
-    const MipSolution solution = solve_mip(f.model, Deadline(seconds, nullptr), options);
+    const MipResult solution = make_mip_solver()->solve(f.model, Deadline(seconds, nullptr), options);
     EXPECT_NE(solution.status, MipStatus::kOptimal);
     EXPECT_GE(solution.bound, exact - relative_tolerance(exact)) << "a bound below the true maximum";
   }
@@ -184,9 +184,9 @@ TEST(BigM, MipStartSurvivesATimeLimit) {
   const MipFormulation f = big_m_formulation(net, box, objective, interval_bounds(net, box));
   const Eigen::VectorXd x = Eigen::VectorXd::Constant(10, 0.3);
   const std::vector<double> start = warm_start(f, net, x);
-  MipOptions options;
+  MipParameters options;
   options.start = &start;
-  const MipSolution solution = solve_mip(f.model, Deadline(0.3, nullptr), options);
+  const MipResult solution = make_mip_solver()->solve(f.model, Deadline(0.3, nullptr), options);
   ASSERT_TRUE(solution.status == MipStatus::kOptimal || solution.status == MipStatus::kFeasible);
   ASSERT_TRUE(solution.objective.has_value());
   EXPECT_GE(*solution.objective, objective.value(net.forward(x)) - 1e-9);

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <memory>
 
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/error.h"
-#include "reluopt/mip_formulation.h"
-#include "solver/cbc_mip.h"
 #include "solver/lp_solver.h"
+#include "solver/mip_solver.h"
 #include "test_networks.h"
 
 namespace reluopt {
@@ -26,7 +26,9 @@ double lp_relaxation(const LinearModel& model) {
   return solution.objective;
 }
 
-MipSolution solve(const LinearModel& model) { return solve_mip(model, Deadline(30.0, nullptr), MipOptions{}); }
+MipResult solve(const LinearModel& model) {
+  return make_mip_solver()->solve(model, Deadline(30.0, nullptr), MipParameters{});
+}
 
 // On [0,1]^2, sorted by weight, the tiny network's a has sets S_1 = {x2} (w = -1, v_1 in [-1, 0]) and
 // S_2 = {x1} (w = 1, v_2 in [0, 1]); b's weights tie, so index order: {x1}, {x2}, both in [0, 1].
@@ -52,7 +54,7 @@ TEST(Partition, TinyNetworkSetsBoundsAndMaximum) {
     EXPECT_DOUBLE_EQ(f.model.col_upper()[a.copy_cols[0]], 0.0);
     EXPECT_DOUBLE_EQ(f.model.col_lower()[a.copy_cols[1]], 0.0);
     EXPECT_DOUBLE_EQ(f.model.col_upper()[a.copy_cols[1]], 1.0);
-    const MipSolution solution = solve(f.model);
+    const MipResult solution = solve(f.model);
     ASSERT_EQ(solution.status, MipStatus::kOptimal);
     EXPECT_NEAR(*solution.objective, 2.5, 1e-9);
   }
@@ -97,7 +99,7 @@ class PartitionBruteForce : public testing::SmallProblemTest {
  protected:
   // CBC proves `exact` on the formulation, and the forward pass at its x agrees.
   void expect_solved_to(const MipFormulation& f, double exact) const {
-    const MipSolution solution = solve(f.model);
+    const MipResult solution = solve(f.model);
     ASSERT_EQ(solution.status, MipStatus::kOptimal) << "N = " << f.partitions;
     EXPECT_NEAR(*solution.objective, exact, relative_tolerance(exact)) << "N = " << f.partitions;
     Eigen::VectorXd x(net_.input_dim());

@@ -1,12 +1,12 @@
-#include "reluopt/pattern_lp.h"
+#include "formulation/pattern_lp.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <random>
 
-#include "reluopt/neighbourhood_mip.h"
-#include "reluopt/problem.h"
+#include "algorithms/problem.h"
+#include "formulation/neighbourhood_mip.h"
 #include "solver/dense_first_lp.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"

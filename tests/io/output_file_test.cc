@@ -1,5 +1,5 @@
 // write_output_file: the new text replaces the file whole, and a write that fails is an error naming the path.
-#include "reluopt/output_file.h"
+#include "io/output_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -17,6 +17,7 @@
 #include "reluopt/error.h"
 #include "reluopt/model.h"
 #include "reluopt/model_io.h"
+#include "reluopt/model_io.h"
 
 namespace reluopt {
 namespace {

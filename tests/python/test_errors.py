@@ -16,6 +16,10 @@ def raises(match=None, **kwargs):
     ("gap", "--gap", -1.0), ("eps", "--eps", float("nan")), ("mip_share", "--mip-share", 1.0),
     ("max_free", "--max-free", -2), ("node_limit", "--node-limit", -1), ("samples", "--samples", 0),
     ("cut_frequency", "--cut-frequency", 0), ("partitions", "--partitions", 0),
+    ("cut_frequency", "--cut-frequency", -99), ("ascent_steps", "--ascent-steps", -1),
+    ("perturbations", "--perturbations", -1), ("perturbation_radius", "--perturbation-radius", 0.0),
+    ("walk_iterations", "--walk-iterations", -1), ("bab_memory", "--bab-memory", -1.0),
+    ("hit_and_run_thinning", "--hit-and-run-thinning", -1), ("threads", "--threads", 5000),
 ])
 def test_option_ranges_have_the_cli_message(tmp_path, net_onnx, option, flag, value):
     expected = cli_error(tmp_path, net_onnx, [flag, str(value)])

@@ -30,11 +30,16 @@ def compare(result, cli):
     ("mip", {}),
     ("partition", {"partitions": 3}),
     ("bab", {}),
+    ("bab", {"bab_memory": 0.001, "input_split_dims": 0}),
+    ("mip-cuts", {"cut_frequency": -1}),
+    ("gradient", {"samples": 40, "ascent_steps": 5, "perturbations": 1, "perturbation_radius": 0.2}),
+    ("enhanced", {"samples": 40, "ascent_steps": 0}),
+    ("walk", {"samples": 30, "walk_iterations": 2}),
 ])
 def test_fields_match_cli(tmp_path, net, net_onnx, method, flags):
     cli_flags = ["--method", method, "--threads", "1", "--seed", "5"]
     for name, value in flags.items():
-        cli_flags += ["--" + name, str(value)]
+        cli_flags += ["--" + name.replace("_", "-"), str(value)]
     _, cli, _ = run_cli(tmp_path, net_onnx, cli_flags, {"lower": [0, 0, 0, 0], "upper": [1, 1, 1, 1]},
                         {"weights": [0.5, 1.0], "constant": 2.0, "sense": "min"})
     result = reluopt.solve(net_onnx, lower=np.zeros(4), upper=np.ones(4), objective=[0.5, 1.0], constant=2.0,

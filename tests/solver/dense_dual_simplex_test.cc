@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "reluopt/domain_sampler.h"
-#include "reluopt/pattern_lp.h"
+#include "core/domain_sampler.h"
+#include "formulation/pattern_lp.h"
 #include "solver/clp_lp.h"
 #include "solver/dense_first_lp.h"
 #include "test_networks.h"

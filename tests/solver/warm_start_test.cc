@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "reluopt/anderson_cuts.h"
-#include "reluopt/bounds.h"
-#include "reluopt/mip_formulation.h"
+#include "bounds/bounds.h"
+#include "formulation/anderson_cuts.h"
+#include "formulation/mip_formulation.h"
 #include "solver/carry_basis.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"

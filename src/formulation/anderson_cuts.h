@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "reluopt/cut_separator.h"
-#include "reluopt/mip_formulation.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/network.h"
+#include "solver/cut_separator.h"
 
 namespace reluopt {
 

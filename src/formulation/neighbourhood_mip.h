@@ -2,12 +2,12 @@
 
 #include <vector>
 
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
+#include "formulation/pattern_lp.h"
+#include "lp/linear_model.h"
 #include "reluopt/domain.h"
-#include "reluopt/linear_model.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
-#include "reluopt/pattern_lp.h"
 
 namespace reluopt {
 
@@ -42,9 +42,6 @@ struct NeighbourhoodMip {
 NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain, const Objective& objective,
                                    const ActivationPattern& pattern, const FreeMask& free,
                                    const NeuronBounds& bounds, const FreeMask* concave = nullptr);
-
-// Sets the sign row of fixed neuron (layer, neuron) to `active` (G v + g >= 0) or inactive (<= 0).
-void set_neuron_state(NeighbourhoodMip& mip, int layer, int neuron, bool active);
 
 // The full column vector of the model at input x (y = max(h, 0), z = [h > 0] for the free neurons): a MIP start.
 std::vector<double> neighbourhood_start(const NeighbourhoodMip& mip, const Network& network, const Eigen::VectorXd& x);

@@ -1,4 +1,4 @@
-#include "reluopt/linear_model.h"
+#include "lp/linear_model.h"
 
 #include <algorithm>
 

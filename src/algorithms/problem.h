@@ -2,11 +2,11 @@
 
 #include <Eigen/Dense>
 
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
+#include "formulation/pattern_lp.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
-#include "reluopt/pattern_lp.h"
 
 namespace reluopt {
 
@@ -19,7 +19,7 @@ struct Problem {
   Objective objective;
   Eigen::VectorXd interior_point;  // the Chebyshev centre of P (the box centre for a box)
   NeuronBounds interval;           // interval bounds on every pre-activation
-  FreeMask concave;                // the concave neurons under `interval` (reluopt/pattern_lp.h)
+  FreeMask concave;                // the concave neurons under `interval` (formulation/pattern_lp.h)
 };
 
 Problem make_problem(const Network& network, Domain domain, Objective objective);

@@ -4,9 +4,9 @@
 
 #include <Eigen/Dense>
 
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
+#include "lp/linear_model.h"
 #include "reluopt/domain.h"
-#include "reluopt/linear_model.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 
@@ -37,7 +37,7 @@ struct MipFormulation {
 };
 
 // Big-M (Fischetti & Jo 2018; the paper's eq. for K layers; MATH.md §3). With relax_concave, the concave
-// neurons (reluopt/pattern_lp.h) get y >= h, y >= 0 and no binary; false: the paper's model.
+// neurons (formulation/pattern_lp.h) get y >= h, y >= 0 and no binary; false: the paper's model.
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave = false);
 

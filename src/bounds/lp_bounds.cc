@@ -30,32 +30,14 @@
 #include <cmath>
 #include <memory>
 
+#include "bounds/bounds.h"
 #include "bounds/symbolic_bounds.h"
 #include "core/worker_threads.h"
-#include "reluopt/bounds.h"
+#include "lp/domain_rows.h"
 #include "reluopt/error.h"
-#include "reluopt/pattern_lp.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {
-
-BoundMethod parse_bound_method(const std::string& name) {
-  if (name == "interval") return BoundMethod::kInterval;
-  if (name == "lp") return BoundMethod::kLp;
-  if (name == "progressive") return BoundMethod::kProgressive;
-  if (name == "symbolic") return BoundMethod::kSymbolic;
-  throw Error("unknown bound method '" + name + "' (available: interval, lp, progressive, symbolic)");
-}
-
-std::string bound_method_name(BoundMethod method) {
-  switch (method) {
-    case BoundMethod::kInterval: return "interval";
-    case BoundMethod::kLp: return "lp";
-    case BoundMethod::kProgressive: return "progressive";
-    case BoundMethod::kSymbolic: return "symbolic";
-  }
-  return "unknown";
-}
 
 namespace {
 
@@ -69,7 +51,7 @@ void interval_layer(const Network& network, const Domain& domain, int k, NeuronB
   const Eigen::VectorXd lo = k == 0 ? domain.lower : Eigen::VectorXd(bounds.lower[k - 1].cwiseMax(0.0));
   const Eigen::VectorXd hi = k == 0 ? domain.upper : Eigen::VectorXd(bounds.upper[k - 1].cwiseMax(0.0));
   Eigen::VectorXd l, u;
-  interval_layer_bounds(network.hidden_layer(k), lo, hi, l, u);
+  interval_step(network.hidden_layer(k).weights, network.hidden_layer(k).bias, lo, hi, &l, &u);
   bounds.lower.push_back(std::move(l));
   bounds.upper.push_back(std::move(u));
 }

@@ -6,11 +6,11 @@
 #include <memory>
 #include <random>
 
-#include "reluopt/bounds.h"
-#include "reluopt/domain_sampler.h"
+#include "algorithms/problem.h"
+#include "bounds/bounds.h"
+#include "core/domain_sampler.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/error.h"
-#include "reluopt/mip_formulation.h"
-#include "reluopt/problem.h"
 #include "solver/lp_solver.h"
 #include "test_networks.h"
 

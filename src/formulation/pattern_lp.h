@@ -4,9 +4,10 @@
 
 #include <Eigen/Dense>
 
-#include "reluopt/bounds.h"
+#include "bounds/bounds.h"
+#include "lp/domain_rows.h"
+#include "lp/linear_model.h"
 #include "reluopt/domain.h"
-#include "reluopt/linear_model.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
 #include "reluopt/run_control.h"
@@ -65,7 +66,5 @@ std::optional<LinearModel> pattern_lp_within(const Network& network, const Domai
 // The pattern with every concave neuron set to 0: patterns with the same key have the same pattern LP.
 ActivationPattern pattern_key(ActivationPattern pattern, const FreeMask* concave);
 
-// Appends the domain P to a model whose first domain.dim() columns are x: the rows A x <= b.
-void add_domain_rows(const Domain& domain, LinearModel& model);
 
 }  // namespace reluopt
