@@ -106,7 +106,7 @@ test-asan: deps
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 
 test-tsan: deps
-	cmake -S . -B build-tsan $(SANITIZE_FLAGS) -DRELUOPT_SANITIZE=thread
+	cmake -S . -B build-tsan $(SANITIZE_FLAGS) -DRELUOPT_SANITIZE=thread -DRELUOPT_THREADED_TESTS_ONLY=ON
 	cmake --build build-tsan -j $(JOBS) --target reluopt_tests
 	TSAN_OPTIONS=suppressions=$(CURDIR)/cmake/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
