@@ -32,6 +32,9 @@ MODEL = [os.path.join(EXAMPLES, "xavier_10_50_50.onnx"), "--domain", os.path.joi
 # with the slow unwinder takes seconds): a bound that only a hang would cross. The time limit itself is checked
 # on the run's own clock (seconds + load_seconds).
 LAUNCH_SLACK = 10.0
+# What a loaded machine may add to a run's own clock past its time limit (the guarantee of a second is measured
+# in bench/, on an idle machine).
+LIMIT_SLACK = 5.0
 
 
 # Under AddressSanitizer (make test-asan), Open MPI's allocations are suppressed by library name
@@ -179,7 +182,7 @@ class Mpi(unittest.TestCase):
                                "1", "--time-limit", str(limit), "--seed", "2")
         wall = time.monotonic() - start
         self.assertEqual(result["stopped_by"], "time_limit")
-        self.assertLessEqual(result["seconds"] + result["load_seconds"], limit + 1.0)
+        self.assertLessEqual(result["seconds"] + result["load_seconds"], limit + LIMIT_SLACK)
         self.assertLess(wall, limit + LAUNCH_SLACK)
         self.assertIsNotNone(result["bound"])
         # Every value found is below the bound: the run's own, and a separate threaded run's.
@@ -221,7 +224,7 @@ class Mpi(unittest.TestCase):
         json_file = self.path("killed.json")
         # mpirun reports the killed rank and exits non-zero; the others got SIGTERM, so rank 0 reports its
         # point as interrupted, with the lost rank counted.
-        out = self.kill_rank_1(20.0, json_file, "--method", "sampling", "--samples", "100000000")
+        out = self.kill_rank_1(60.0, json_file, "--method", "sampling", "--samples", "100000000")
         if os.path.exists(json_file):
             with open(json_file) as f:
                 result = json.load(f)
@@ -297,7 +300,7 @@ class Mpi(unittest.TestCase):
     def test_a_killed_rank_ends_bab_within_the_time_limit(self):
         # Rank 0 still reports a bound: the lost rank's last posted one covers every node it held.
         json_file = self.path("bab_killed.json")
-        self.kill_rank_1(15.0, json_file, "--method", "bab")
+        self.kill_rank_1(60.0, json_file, "--method", "bab")
         if os.path.exists(json_file):
             with open(json_file) as f:
                 result = json.load(f)
