@@ -42,7 +42,7 @@ PUBLIC_HEADER_LAYER = {
     "model": "core",
     "model_io": "io", "json_io": "io", "evt_json": "io",
     "evt": "stats",
-    "solve": "algorithms", "verify": "algorithms",
+    "solve": "algorithms", "verify": "algorithms", "model_solve": "algorithms",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
