@@ -3,6 +3,8 @@
 // `infeasible` only when the oracle finds no point, and every reported point passes evaluate().
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 
 #include "algorithms/model_brute_force.h"
@@ -18,8 +20,17 @@ using R = Reference;
 
 std::shared_ptr<const Network> shared(Network network) { return std::make_shared<const Network>(std::move(network)); }
 
+// The smallest value of `net` on a grid of [-1, 1] x [-1, 2] with step 0.1.
+double grid_minimum(const Network& net) {
+  double least = std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= 20; ++i)
+    for (int j = 0; j <= 30; ++j) least = std::min(least, net.forward(Eigen::Vector2d(-1.0 + 0.1 * i, -1.0 + 0.1 * j))[0]);
+  return least;
+}
+
 // x = (x0 integer in [0, 3], x1 in [-1, 1]), z in [-1, 2]; demand(x0, x1), risk(x1, z) of another depth; the
-// risk limit, a row on variables and the objective drawn from `seed`. A limit drawn low makes some infeasible.
+// risk limit, a row on variables and the objective drawn from `seed`. Every third seed puts the limit 0.3 below
+// the risk's smallest value on a grid (and the x0 term, x0 >= 0, only adds to it): most of those are infeasible.
 Model random_model(std::uint64_t seed, Sense sense) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> coefficient(-1.0, 1.0);
@@ -28,10 +39,13 @@ Model random_model(std::uint64_t seed, Sense sense) {
                  {"z", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 2.0), {}}};
   m.networks = {{"demand", shared(testing::random_network(2, {4, 3}, 1, seed)), {0, 1}, ""},
                 {"risk", shared(testing::random_network(2, {3}, 1, seed + 1000)), {1, 2}, ""}};
-  const double limit = m.networks[1].network->forward(Eigen::Vector2d(coefficient(rng), coefficient(rng)))[0] +
+  const bool low = seed % 3 == 0;
+  const double drawn = m.networks[1].network->forward(Eigen::Vector2d(coefficient(rng), coefficient(rng)))[0] +
                        0.3 * coefficient(rng);
+  const double limit = low ? grid_minimum(*m.networks[1].network) - 0.3 : drawn;
+  const double x0_term = low ? 0.1 * std::abs(coefficient(rng)) : 0.1 * coefficient(rng);
   m.constraints = {
-      make_constraint({{R::output(1, 0), 1.0}, {R::variable(0, 0), 0.1 * coefficient(rng)}},
+      make_constraint({{R::output(1, 0), 1.0}, {R::variable(0, 0), x0_term}},
                       ConstraintSense::kLessEqual, limit),
       make_constraint({{R::variable(0, 1), 1.0}, {R::variable(1, 0), 1.0}}, ConstraintSense::kLessEqual, 1.5)};
   m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), 0.2 * coefficient(rng)},
