@@ -4,6 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
+#include "algorithms/model_mip.h"
+#include "reluopt/model_io.h"
+#include "reluopt/model_solve.h"
+#include "solver/mip_solver.h"
+#include "solver/mps_reader.h"
+
 namespace reluopt {
 namespace {
 
@@ -46,6 +55,35 @@ TEST(ModelFile, LpFormatSplitsARangedRow) {
   EXPECT_TRUE(has(lp, "Maximize\n obj: + 2 a - 1 b + 3 objective_constant\n")) << lp;
   EXPECT_TRUE(has(lp, " range_lo: + 1 a + 1 b >= 1\n range_hi: + 1 a + 1 b <= 4\n equal: + 1 a - 1 b = 0.5\n")) << lp;
   EXPECT_TRUE(has(lp, "Bounds\n 0 <= a <= 5\n b free\n objective_constant = 1\nGeneral\n a\nEnd\n")) << lp;
+}
+
+double cbc_optimum(const LinearModel& model) {
+  const MipResult result = make_mip_solver()->solve(model, Deadline(60.0, nullptr), MipParameters{});
+  EXPECT_EQ(result.status, MipStatus::kOptimal);
+  return result.objective.value_or(0.0);
+}
+
+// The pricing fixture's big-M formulation, written as free MPS and read back by CBC's own reader (CoinMpsIO):
+// CBC finds the same optimum in the file as in the model, and it is the optimum solve(model) proves.
+TEST(ModelFile, CbcReadsTheWrittenFormulationBack) {
+  const Model model = read_problem_json(std::string(RELUOPT_FIXTURES_DIR) + "/problem/pricing.json");
+  SolveOptions options;
+  options.method = Method::kMip;
+  options.relax_concave = false;
+  options.threads = 1;
+  const MipFormulation f = model_formulation(reduce(model), options, Deadline(60.0, nullptr));
+  const std::string path = ::testing::TempDir() + "reluopt_pricing_min.mps";
+  std::ofstream(path) << to_free_mps(f.model, Sense::kMinimize);  // CoinMpsIO reads no OBJSENSE: minimize -g
+  const LinearModel read = read_free_mps_minimization(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(read.num_cols(), f.model.num_cols() + 1);  // and objective_constant
+  EXPECT_EQ(read.num_rows(), f.model.num_rows());
+  EXPECT_EQ(read.num_integer(), f.model.num_integer());
+  const double in_file = cbc_optimum(read);
+  EXPECT_NEAR(in_file, cbc_optimum(f.model), 1e-7);
+  const ModelResult proven = solve(model, options);
+  ASSERT_EQ(proven.result.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(in_file, proven.result.objective, 1e-6);
 }
 
 }  // namespace
