@@ -142,7 +142,8 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   result.threads = mip.threads;
   result.nodes = solution.nodes;
   result.bound_method = bound_method_name(options.mip.bounds.method);
-  result.binaries = formulation.model.num_integer();
+  // Binaries of unstable neurons, as for one network: the integer inputs are the model's own variables.
+  result.binaries = formulation.model.num_integer() - static_cast<int>(std::count(reduced.integer.begin(), reduced.integer.end(), true));
   result.concave_neurons = formulation.concave;
   result.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
   const bool completed = solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible;
