@@ -93,9 +93,9 @@ void refuse_clashing_paths(const std::vector<NamedPath>& inputs, const std::vect
 
 void refuse_clashing_paths(const CliOptions& options) {
   refuse_clashing_paths({{"the model", options.model}, {"--domain", options.domain_file},
-                         {"--objective", options.objective_file}},
+                         {"--objective", options.objective_file}, {"the problem file", options.problem_file}},
                         {{"--json", options.json_file}, {"--values-out", options.values_file},
-                         {"--evt-plot", options.evt_plot_file}});
+                         {"--evt-plot", options.evt_plot_file}, {"--out", options.out_file}});
 }
 
 bool FlagReader::next() {
@@ -245,6 +245,9 @@ const std::vector<RunFlag>& run_flags() {
        "(for NNet files: the file's input bounds)"},
       {"--objective", "FILE",
        "JSON {\"sense\": \"max\"|\"min\", \"weights\": [one per output], \"constant\": c}; default: maximize output 0"},
+      {"--problem", "FILE",
+       "a problem file (docs/PROBLEM.md): variables, networks, constraints and objective, in place of MODEL, "
+       "--domain and --objective; integers and constraints on outputs need --method mip, mip-cuts or partition"},
       {"--time-limit", "S",
        "wall-clock limit in seconds from the command's start (loading the model counts); whichever of it and "
        "--samples comes first ends the run"},
@@ -264,6 +267,11 @@ std::string help_text() {
 
 Usage:
   reluopt solve MODEL [options]     MODEL is an ONNX file (.onnx) or an NNet file (.nnet)
+  reluopt solve --problem P.json [options]  a model around networks: variables (some integer), networks,
+                                    constraints, objective (docs/PROBLEM.md); --method mip, mip-cuts or partition
+                                    for integers and constraints on outputs
+  reluopt formulate P.json --out F.mps|F.lp  the big-M MIP of a problem file with reluopt's neuron bounds
+                                    (--bounds), for HiGHS, Gurobi, SCIP, CBC
   reluopt relax MODEL [options]     the root LP relaxation bound of a MIP formulation (--method, --bounds,
                                     --partitions), without branching
   reluopt evt VALUES.csv [options]  extreme-value analysis of solve --values-out (right tail; see 'reluopt evt --help')
@@ -280,6 +288,37 @@ is being written.
 )";
 }
 
+namespace {
+
+// solve --problem P: the problem file names the networks, the variables and the objective.
+void check_problem_options(const CliOptions& options) {
+  if (options.command != Command::kSolve) throw UsageError("--problem applies to solve");
+  if (!options.model.empty() || options.domain_file || options.objective_file)
+    throw UsageError("--problem gives the networks, variables and objective: it takes no MODEL, --domain or "
+                     "--objective");
+  if (options.values_file || options.evt) throw UsageError("--values-out and --evt do not apply to --problem");
+}
+
+// formulate PROBLEM --out F.mps|F.lp: the positional argument is the problem file.
+CliOptions formulate_options(CliOptions options) {
+  if (options.model.empty()) throw UsageError("formulate needs a PROBLEM file (try 'reluopt --help')");
+  if (options.problem_file || options.domain_file || options.objective_file || options.json_file ||
+      options.values_file || options.evt)
+    throw UsageError("formulate takes a PROBLEM file and --out, --bounds, --time-limit");
+  if (!options.out_file) throw UsageError("formulate needs --out FILE (.mps or .lp)");
+  const std::string& out = *options.out_file;
+  const auto ends_with = [&out](const std::string& tail) {
+    return out.size() > tail.size() && out.compare(out.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (!ends_with(".mps") && !ends_with(".lp"))
+    throw UsageError("--out '" + out + "': the extension must be .mps (free MPS) or .lp (CPLEX LP)");
+  options.problem_file = options.model;
+  options.model.clear();
+  return options;
+}
+
+}  // namespace
+
 CliOptions parse_command_line(const std::vector<std::string>& args) {
   CliOptions options;
   if (args.empty()) throw UsageError("no command given (try 'reluopt --help')");
@@ -291,6 +330,8 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
   }
   if (command == "solve") {
     options.command = Command::kSolve;
+  } else if (command == "formulate") {
+    options.command = Command::kFormulate;
   } else if (command == "relax") {
     options.command = Command::kRelax;
     options.solve.method = Method::kMip;
@@ -320,6 +361,10 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       options.domain_file = value();
     } else if (flag == "--objective") {
       options.objective_file = value();
+    } else if (flag == "--problem") {
+      options.problem_file = value();
+    } else if (flag == "--out") {
+      options.out_file = value();
     } else if (flag == "--evt") {
       if (inline_value) throw UsageError("--evt takes no value");
       options.evt = true;
@@ -343,7 +388,11 @@ CliOptions parse_command_line(const std::vector<std::string>& args) {
       throw UsageError("unexpected argument '" + flag + "' (only one MODEL is accepted)");
     }
   }
-  if (options.model.empty()) throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
+  if (options.command == Command::kFormulate) return formulate_options(std::move(options));
+  if (options.problem_file) check_problem_options(options);
+  if (options.out_file) throw UsageError("--out applies to formulate");
+  if (options.model.empty() && !options.problem_file)
+    throw UsageError(command + " needs a MODEL file (try 'reluopt --help')");
   if (options.command == Command::kRelax && !method_spec(options.solve.method).relaxable)
     throw UsageError("relax needs a MIP method: --method " + method_list(&MethodSpec::relaxable, "or"));
   if (options.evt && options.command != Command::kSolve) throw UsageError("--evt and --evt-plot apply to solve");

@@ -52,13 +52,15 @@ inline double parse_time_limit(const std::string& flag, const std::string& text)
   return seconds;
 }
 
-enum class Command { kHelp, kVersion, kSolve, kRelax, kOptions };
+enum class Command { kHelp, kVersion, kSolve, kRelax, kOptions, kFormulate };
 
 struct CliOptions {
   Command command = Command::kHelp;
   std::string model;
   std::optional<std::string> domain_file;
   std::optional<std::string> objective_file;
+  std::optional<std::string> problem_file;  // solve --problem, formulate's PROBLEM: a model (docs/PROBLEM.md)
+  std::optional<std::string> out_file;      // formulate --out: .mps or .lp
   std::optional<std::string> json_file;
   std::optional<std::string> values_file;
   bool evt = false;                         // --evt (or --evt-plot): analyse the run's own X_i

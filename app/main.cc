@@ -21,6 +21,7 @@
 #include "core/worker_threads.h"
 #include "evt_command.h"
 #include "io/output_file.h"
+#include "problem_command.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
@@ -198,6 +199,10 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
     std::cerr << "reluopt: note: --method " << method_name(options.solve.method) << " runs on rank 0 alone; the "
               << peers->size() - 1 << " other ranks wait\n";
   }
+  if (options.problem_file) {
+    if (!lead) return 0;
+    return cli::run_problem_solve(options, clock.remaining(options.time_limit), clock.elapsed(), &g_stop);
+  }
   std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
   if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock, peers);
   const CliProblem& problem = std::get<CliProblem>(loaded);
@@ -268,6 +273,8 @@ int run_command(int argc, char** argv, const CommandClock& clock, reluopt::Peers
       case cli::Command::kOptions: std::cout << cli::options_text(options.markdown); return 0;
       case cli::Command::kSolve: return run_solve(options, clock, peers);
       case cli::Command::kRelax: return run_relax(options, clock);
+      case cli::Command::kFormulate:
+        return cli::run_formulate(options, clock.remaining(options.time_limit), &g_stop);
     }
   } catch (const cli::UsageError& e) {
     err << "reluopt: " << e.what() << "\n";

@@ -20,6 +20,7 @@ std::string stop_text(const SolveResult& result) {
   switch (result.stopped_by) {
     case StopReason::kCompleted:
       if (result.status == SolveStatus::kOptimal) return "proven optimal";
+      if (result.status == SolveStatus::kInfeasible) return "proven infeasible";
       return result.samples > 0 ? "all samples done" : "search finished";
     case StopReason::kTimeLimit: return "time limit reached";
     case StopReason::kInterrupted: return "interrupted";
@@ -51,7 +52,9 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   out << "  domain      " << info.domain << "\n";
   out << "  objective   " << info.objective << "\n";
   out << "  status      " << status_name(result.status) << " (" << stop_text(result) << ")\n";
-  if (result.status != SolveStatus::kNoSolution) {
+  if (result.status == SolveStatus::kInfeasible) {
+    out << "  value       none: no point satisfies the constraints\n";
+  } else if (result.status != SolveStatus::kNoSolution) {
     out << "  value       " << format_number(result.objective) << "  (forward pass at x)\n";
   } else {
     out << "  value       none: no point found within the limits\n";
@@ -98,7 +101,7 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     out << timing;
   }
   out << "\n";
-  if (result.status != SolveStatus::kNoSolution) {
+  if (result.status != SolveStatus::kNoSolution && result.status != SolveStatus::kInfeasible) {
     const Eigen::Index shown = std::min<Eigen::Index>(result.x.size(), 8);
     out << "  x           [";
     for (Eigen::Index i = 0; i < shown; ++i) out << (i ? ", " : "") << format_number(result.x[i]);

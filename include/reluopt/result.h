@@ -15,6 +15,7 @@ enum class SolveStatus {
   kOptimal,     // the bound closes on the objective
   kFeasible,    // a solution, not proven optimal
   kNoSolution,  // nothing found within the limits
+  kInfeasible,  // proven: no point satisfies the constraints (a model's MIP, reluopt/solve.h)
 };
 
 enum class StopReason { kCompleted, kTimeLimit, kInterrupted, kStopRule };

@@ -28,37 +28,40 @@ void close_gap(SolveResult& result) {
 
 namespace {
 
-MipFormulation build_formulation(const Problem& problem, const SolveOptions& options, const NeuronBounds& bounds) {
-  return options.method == Method::kPartition
-             ? partition_formulation(problem.network, problem.domain, problem.objective, bounds,
-                                     options.mip.partitions, options.relax_concave)
-             : big_m_formulation(problem.network, problem.domain, problem.objective, bounds, options.relax_concave);
-}
-
-NeuronBounds mip_bounds(const Problem& problem, const SolveOptions& options, const Deadline& deadline) {
-  BoundOptions bound_options = options.mip.bounds;
-  bound_options.threads = resolve_threads(options.threads);
-  return compute_bounds(problem.network, problem.domain, bound_options, deadline);
-}
-
 // Points of P that the MIP start falls back on when there is no other: a forward pass each, microseconds on
 // the networks we solve. A box draws them coordinate by coordinate; with rows, hit-and-run walks the same
 // (10 + 32) * thinning steps that Algorithm 1 walks for 32 samples, without their LPs.
 constexpr int kForwardPassPoints = 32;
 
+}  // namespace
+
+MipFormulation build_formulation(const Network& network, const Domain& domain, const Objective& objective,
+                                 const SolveOptions& options, const NeuronBounds& bounds) {
+  return options.method == Method::kPartition
+             ? partition_formulation(network, domain, objective, bounds, options.mip.partitions, options.relax_concave)
+             : big_m_formulation(network, domain, objective, bounds, options.relax_concave);
+}
+
+NeuronBounds mip_bounds(const Network& network, const Domain& domain, const SolveOptions& options,
+                        const Deadline& deadline) {
+  BoundOptions bound_options = options.mip.bounds;
+  bound_options.threads = resolve_threads(options.threads);
+  return compute_bounds(network, domain, bound_options, deadline);
+}
+
 // An upper bound on sign * g(x) over P from the last hidden layer's bounds alone (interval arithmetic, with a
 // margin for round-off): the bound a MIP method reports when the solver gives none in the time it had.
 // With v = sign W_L^T w, the objective is v^T a + sign (w^T b_L + c) over a_j in [max(l_j, 0), max(u_j, 0)];
 // each of the n + m + 2 terms carries a relative error of at most gamma_{n+m+2} (Higham §3.1), doubled here.
-double interval_objective_bound(const Problem& problem, const NeuronBounds& bounds) {
-  const DenseLayer& last = problem.network.layers().back();
-  const Eigen::VectorXd w = problem.objective.sign() * problem.objective.weights;
+double interval_objective_bound(const Network& network, const Objective& objective, const NeuronBounds& bounds) {
+  const DenseLayer& last = network.layers().back();
+  const Eigen::VectorXd w = objective.sign() * objective.weights;
   const Eigen::VectorXd v = last.weights.transpose() * w;
   const Eigen::VectorXd v_abs = last.weights.cwiseAbs().transpose() * w.cwiseAbs();
   const Eigen::VectorXd a_lo = bounds.lower.back().cwiseMax(0.0);
   const Eigen::VectorXd a_hi = bounds.upper.back().cwiseMax(0.0);
-  double value = w.dot(last.bias) + problem.objective.sign() * problem.objective.constant;
-  double magnitude = w.cwiseAbs().dot(last.bias.cwiseAbs()) + std::abs(problem.objective.constant);
+  double value = w.dot(last.bias) + objective.sign() * objective.constant;
+  double magnitude = w.cwiseAbs().dot(last.bias.cwiseAbs()) + std::abs(objective.constant);
   for (Eigen::Index j = 0; j < v.size(); ++j) {
     value += std::max(v[j] * a_lo[j], v[j] * a_hi[j]);
     magnitude += v_abs[j] * std::max(a_lo[j], a_hi[j]);
@@ -68,7 +71,6 @@ double interval_objective_bound(const Problem& problem, const NeuronBounds& boun
   return value + 2.0 * (n * eps / (1.0 - n * eps)) * magnitude;
 }
 
-}  // namespace
 
 // Share of the time left after the warm start that bound tightening may take.
 constexpr double kBoundsTimeShare = 0.5;
@@ -102,8 +104,8 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
 
   // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
   // left: neurons the LPs do not reach keep their (valid) interval bounds.
-  const NeuronBounds bounds = mip_bounds(problem, options, deadline.share(kBoundsTimeShare));
-  const MipFormulation formulation = build_formulation(problem, options, bounds);
+  const NeuronBounds bounds = mip_bounds(problem.network, problem.domain, options, deadline.share(kBoundsTimeShare));
+  const MipFormulation formulation = build_formulation(problem.network, problem.domain, problem.objective, options, bounds);
   std::unique_ptr<AndersonSeparator> separator;
   if (options.method == Method::kMipCuts) separator = std::make_unique<AndersonSeparator>(formulation, network);
 
@@ -158,7 +160,7 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   // round-off. One that is below by more is no bound (it would turn into a false proof): none is reported.
   // Without a bound from CBC (stopped before its root LP ended), the neuron bounds give one.
   const double solver_bound = solution.status == MipStatus::kError ? kInfinity : solution.bound;
-  const double fallback = bounds.upper.empty() ? kInfinity : interval_objective_bound(problem, bounds);
+  const double fallback = bounds.upper.empty() ? kInfinity : interval_objective_bound(problem.network, problem.objective, bounds);
   if (const double mip_bound = std::min(solver_bound, fallback); std::isfinite(mip_bound)) {
     double bound = mip_bound;
     bool valid = true;
@@ -189,9 +191,9 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
   const Deadline deadline(control.time_limit, control.stop);
   const Problem problem = make_problem(network, domain, objective);
   RelaxationReport report;
-  const NeuronBounds bounds = mip_bounds(problem, options, deadline);
+  const NeuronBounds bounds = mip_bounds(problem.network, problem.domain, options, deadline);
   report.bounds_seconds = deadline.elapsed();
-  const MipFormulation formulation = build_formulation(problem, options, bounds);
+  const MipFormulation formulation = build_formulation(problem.network, problem.domain, problem.objective, options, bounds);
   report.binaries = formulation.model.num_integer();
   report.bound_method = bound_method_name(options.mip.bounds.method);
   report.formulation = options.method == Method::kPartition

@@ -3,6 +3,8 @@
 #include <optional>
 
 #include "algorithms/problem.h"
+#include "bounds/bounds.h"
+#include "formulation/mip_formulation.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
 #include "reluopt/run_control.h"
@@ -19,6 +21,19 @@ namespace reluopt {
 // result.warm_started is true only for a given start or a warm start that found a point.
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                     const RunControl& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
+
+// The formulation of options.method (big-M for mip and mip-cuts, partition with options.mip.partitions) with
+// options.relax_concave, over `bounds`.
+MipFormulation build_formulation(const Network& network, const Domain& domain, const Objective& objective,
+                                 const SolveOptions& options, const NeuronBounds& bounds);
+
+// The neuron bounds the MIP methods build their formulation with: options.mip.bounds on options.threads.
+NeuronBounds mip_bounds(const Network& network, const Domain& domain, const SolveOptions& options,
+                        const Deadline& deadline);
+
+// An upper bound on sign * g over the domain from the last hidden layer's bounds alone, with a round-off margin:
+// the bound a MIP method reports when the solver gives none in the time it had.
+double interval_objective_bound(const Network& network, const Objective& objective, const NeuronBounds& bounds);
 
 // Sets gap and status from objective and bound: optimal when the gap is closed (see result.h).
 void close_gap(SolveResult& result);

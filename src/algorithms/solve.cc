@@ -23,6 +23,7 @@ std::string status_name(SolveStatus status) {
     case SolveStatus::kOptimal: return "optimal";
     case SolveStatus::kFeasible: return "feasible";
     case SolveStatus::kNoSolution: return "no_solution";
+    case SolveStatus::kInfeasible: return "infeasible";
   }
   return "unknown";
 }

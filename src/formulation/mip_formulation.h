@@ -45,6 +45,14 @@ MipFormulation big_m_formulation(const Network& network, const Domain& domain, c
 MipFormulation partition_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                      const NeuronBounds& bounds, int partitions, bool relax_concave = false);
 
+// The rows C y <= e on the network's outputs y = W_L x_L + b_L, as rows (C W_L) x_L <= e - C b_L on the last
+// post-activation columns (the inputs when the network has no hidden layer): no output column, so warm_start()
+// still fills every column.
+void add_output_rows(MipFormulation& f, const Network& network, const Eigen::MatrixXd& C, const Eigen::VectorXd& e);
+
+// Marks input column i integer where integer[i] is true (an empty mask leaves every input continuous).
+void set_integer_inputs(MipFormulation& f, const std::vector<bool>& integer);
+
 // The full variable vector of `formulation` at input x, from one forward pass (MATH.md §7):
 // x, post-activations, z = activation pattern, partition copies z_n = z v_n.
 std::vector<double> warm_start(const MipFormulation& formulation, const Network& network, const Eigen::VectorXd& x);

@@ -43,7 +43,7 @@ json stop_rule_json(const StopRuleReport& rule) {
 
 std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   json out;
-  const bool found = result.status != SolveStatus::kNoSolution;
+  const bool found = result.status != SolveStatus::kNoSolution && result.status != SolveStatus::kInfeasible;
   out["method"] = result.method;
   out["status"] = status_name(result.status);
   out["objective"] = found ? json(result.objective) : json(nullptr);

@@ -30,6 +30,7 @@ class LinearModel {
   void set_objective_constant(double c) { objective_constant_ = c; }
   void set_col_bounds(int col, double lower, double upper);
   void set_row_bounds(int row, double lower, double upper);
+  void set_integer(int col, bool integer) { is_integer_[col] = integer; }
 
   const std::vector<double>& col_lower() const { return col_lower_; }
   const std::vector<double>& col_upper() const { return col_upper_; }

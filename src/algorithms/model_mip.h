@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/model_reduction.h"
+#include "formulation/mip_formulation.h"
+#include "reluopt/solve.h"
+#include "reluopt/options.h"
+#include "reluopt/run_control.h"
+
+namespace reluopt {
+
+// A MIP method (options.method: mip, mip-cuts, partition) on a reduced model: the formulation of the composite
+// over the domain of u with the output rows C y <= e and the integer flags of u, on CBC. Every point CBC finds
+// is rounded on the integer coordinates, mapped to v = R u + r and re-evaluated by evaluate(model, v); the best
+// within model_tolerance(model) is reported. The bound carries a margin for the composite's rounding; the status
+// is infeasible only when CBC proves that the formulation has no point.
+ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
+                          const Deadline& deadline, const RunControl& control);
+
+// The big-M formulation of a model over the bounds the MIP methods use (options.mip.bounds), with its output
+// rows and integer inputs: what `reluopt formulate` writes. Maximizes sign * objective.
+MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions& options, const Deadline& deadline);
+
+}  // namespace reluopt

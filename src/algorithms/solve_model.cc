@@ -1,0 +1,75 @@
+// The front door for models around networks (reluopt/solve.h).
+#include <algorithm>
+#include <cmath>
+
+#include "algorithms/mip.h"
+#include "algorithms/model_mip.h"
+#include "core/model_reduction.h"
+#include "reluopt/error.h"
+#include "reluopt/solve.h"
+
+namespace reluopt {
+
+namespace {
+
+bool is_mip_method(Method method) {
+  return method == Method::kMip || method == Method::kMipCuts || method == Method::kPartition;
+}
+
+bool needs_mip(const ReducedModel& reduced) { return reduced.has_output_rows() || reduced.has_integers(); }
+
+// A run of solve() on the composite, its point mapped to v and re-evaluated by the model's own networks. Outside
+// the plain case the bound is over the composite and gets the margin of its rounding.
+ModelResult run_on_composite(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
+                             const RunControl& control) {
+  ModelResult out;
+  out.result = solve(*reduced.composite, reduced.domain, reduced.objective, options, control);
+  SolveResult& result = out.result;
+  if (result.status != SolveStatus::kNoSolution) {
+    ModelPoint point = evaluate(model, reduced.variables(result.x));
+    if (point.max_violation <= model_tolerance(model)) {
+      result.objective = point.objective;
+      result.x = point.v;
+      result.domain_violation = point.max_violation;
+      out.point = std::move(point);
+    } else {
+      result.status = SolveStatus::kNoSolution;
+      result.x.resize(0);
+    }
+  }
+  if (result.bound && !reduced.plain()) *result.bound += reduced.objective.sign() * 5e-10 * std::max(1.0, std::abs(*result.bound));
+  result.gap.reset();
+  if (result.status == SolveStatus::kOptimal) result.status = SolveStatus::kFeasible;
+  close_gap(result);
+  return out;
+}
+
+}  // namespace
+
+bool method_takes_model(Method method, const Model& model) {
+  if (is_mip_method(method)) return true;
+  return !needs_mip(reduce(model));
+}
+
+double model_tolerance(const Model& model) {
+  double scale = 1.0;
+  for (const LinearConstraint& c : model.constraints) scale = std::max(scale, std::abs(c.rhs));
+  return 1e-6 * scale;
+}
+
+ModelResult solve(const Model& model, const SolveOptions& options, const RunControl& control) {
+  validate_options(options, control.time_limit);
+  const ReducedModel reduced = reduce(model);
+  if (!is_mip_method(options.method) && needs_mip(reduced))
+    throw Error("method '" + method_name(options.method) + "' does not take a model with " +
+                (reduced.has_output_rows() ? "constraints on network outputs" : "integer variables") +
+                " yet; the methods that do: mip, mip-cuts, partition");
+  if (!is_mip_method(options.method) || (reduced.plain() && !needs_mip(reduced)))
+    return run_on_composite(model, reduced, options, control);
+  const Deadline deadline(control.time_limit, control.stop);
+  ModelResult out = run_model_mip(model, reduced, options, deadline, control);
+  out.result.seconds = deadline.elapsed();
+  return out;
+}
+
+}  // namespace reluopt

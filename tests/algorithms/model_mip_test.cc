@@ -1,0 +1,143 @@
+// The MIP methods on models with integer variables and constraints on network outputs (reluopt/solve.h)
+// against the brute-force oracle (algorithms/model_brute_force.h): `optimal` is the oracle's optimum,
+// `infeasible` only when the oracle finds no point, and every reported point passes evaluate().
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "algorithms/model_brute_force.h"
+#include "reluopt/error.h"
+#include "reluopt/solve.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+using testing::make_constraint;
+using R = Reference;
+
+std::shared_ptr<const Network> shared(Network network) { return std::make_shared<const Network>(std::move(network)); }
+
+// The smallest value of `net` on a grid of [-1, 1] x [-1, 2] with step 0.1.
+double grid_minimum(const Network& net) {
+  double least = std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= 20; ++i)
+    for (int j = 0; j <= 30; ++j) least = std::min(least, net.forward(Eigen::Vector2d(-1.0 + 0.1 * i, -1.0 + 0.1 * j))[0]);
+  return least;
+}
+
+// x = (x0 integer in [0, 3], x1 in [-1, 1]), z in [-1, 2]; demand(x0, x1), risk(x1, z) of another depth; the
+// risk limit, a row on variables and the objective drawn from `seed`. Every third seed puts the limit 0.3 below
+// the risk's smallest value on a grid (and the x0 term, x0 >= 0, only adds to it): most of those are infeasible.
+Model random_model(std::uint64_t seed, Sense sense) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> coefficient(-1.0, 1.0);
+  Model m;
+  m.variables = {{"x", Eigen::Vector2d(0.0, -1.0), Eigen::Vector2d(3.0, 1.0), {true, false}},
+                 {"z", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 2.0), {}}};
+  m.networks = {{"demand", shared(testing::random_network(2, {4, 3}, 1, seed)), {0, 1}, ""},
+                {"risk", shared(testing::random_network(2, {3}, 1, seed + 1000)), {1, 2}, ""}};
+  const bool low = seed % 3 == 0;
+  const double drawn = m.networks[1].network->forward(Eigen::Vector2d(coefficient(rng), coefficient(rng)))[0] +
+                       0.3 * coefficient(rng);
+  const double limit = low ? grid_minimum(*m.networks[1].network) - 0.3 : drawn;
+  const double x0_term = low ? 0.1 * std::abs(coefficient(rng)) : 0.1 * coefficient(rng);
+  m.constraints = {
+      make_constraint({{R::output(1, 0), 1.0}, {R::variable(0, 0), x0_term}},
+                      ConstraintSense::kLessEqual, limit),
+      make_constraint({{R::variable(0, 1), 1.0}, {R::variable(1, 0), 1.0}}, ConstraintSense::kLessEqual, 1.5)};
+  m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), 0.2 * coefficient(rng)},
+                  {R::variable(1, 0), 0.2 * coefficient(rng)}},
+                 coefficient(rng)};
+  m.sense = sense;
+  return m;
+}
+
+ModelResult run(const Model& m, Method method) {
+  SolveOptions options;
+  options.method = method;
+  options.threads = 1;
+  options.seed = 5;
+  RunControl control;
+  control.time_limit = 30.0;
+  return solve(m, options, control);
+}
+
+class ModelMip : public ::testing::TestWithParam<Method> {};
+
+TEST_P(ModelMip, ProvesTheOraclesOptimumOrInfeasibility) {
+  int feasible = 0, infeasible = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const Sense sense = seed % 2 == 0 ? Sense::kMaximize : Sense::kMinimize;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Model m = random_model(seed, sense);
+    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    const ModelResult got = run(m, GetParam());
+    if (!exact.feasible) {
+      ++infeasible;
+      EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
+      EXPECT_FALSE(got.point.has_value());
+      continue;
+    }
+    ++feasible;
+    ASSERT_EQ(got.result.status, SolveStatus::kOptimal);
+    ASSERT_TRUE(got.point.has_value());
+    const ModelPoint check = evaluate(m, got.point->v);
+    EXPECT_LE(check.max_violation, model_tolerance(m));
+    EXPECT_EQ(check.objective, got.result.objective);
+    EXPECT_NEAR(got.result.objective, exact.objective, 1e-6 * std::max(1.0, std::abs(exact.objective)));
+    ASSERT_TRUE(got.result.bound.has_value());
+    const double sign = sense == Sense::kMaximize ? 1.0 : -1.0;
+    EXPECT_GE(sign * *got.result.bound, sign * exact.objective) << "the bound cuts off the optimum";
+  }
+  EXPECT_GT(feasible, 3);
+  EXPECT_GT(infeasible, 0);
+}
+
+// |x| = relu(x) + relu(-x).
+std::shared_ptr<const Network> absolute_value() {
+  std::vector<DenseLayer> layers{{Eigen::Matrix<double, 2, 1>(1.0, -1.0), Eigen::Vector2d::Zero()},
+                                 {Eigen::RowVector2d(1.0, 1.0), Eigen::VectorXd::Zero(1)}};
+  return shared(Network(std::move(layers)));
+}
+
+// 0.2 <= |x| <= 0.8 holds for x = +-0.5 but for no integer x: the LP relaxation is feasible, the MIP is not.
+Model integer_infeasible_model(bool integer) {
+  Model m;
+  m.variables = {{"x", Eigen::VectorXd::Constant(1, -2.0), Eigen::VectorXd::Constant(1, 3.0), {integer}}};
+  m.networks = {{"abs", absolute_value(), {0}, ""}};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 0.8),
+                   make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 0.2)};
+  m.objective = {{{R::variable(0, 0), 1.0}}, 0.0};
+  return m;
+}
+
+TEST_P(ModelMip, IntegralityAloneMakesAModelInfeasible) {
+  EXPECT_FALSE(testing::brute_force_model(integer_infeasible_model(true)).feasible);
+  EXPECT_EQ(run(integer_infeasible_model(true), GetParam()).result.status, SolveStatus::kInfeasible);
+  const ModelResult continuous = run(integer_infeasible_model(false), GetParam());
+  EXPECT_EQ(continuous.result.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(continuous.result.objective, 0.8, 1e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, ModelMip, ::testing::Values(Method::kMip, Method::kMipCuts, Method::kPartition),
+                         [](const auto& info) { return std::string(method_name(info.param) == "mip-cuts" ? "mip_cuts" : method_name(info.param)); });
+
+TEST(ModelMipRefusal, OtherMethodsNameTheMethodsThatTakeTheModel) {
+  SolveOptions options;
+  options.method = Method::kSampling;
+  try {
+    solve(integer_infeasible_model(false), options);
+    FAIL() << "sampling took a model with rows on outputs";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'sampling'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("mip, mip-cuts, partition"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(method_takes_model(Method::kBab, integer_infeasible_model(false)));
+  EXPECT_TRUE(method_takes_model(Method::kPartition, integer_infeasible_model(true)));
+}
+
+}  // namespace
+}  // namespace reluopt
