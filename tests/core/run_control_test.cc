@@ -51,8 +51,8 @@ TEST(RunControl, HugeTimeLimitsSearchAsNoLimit) {
     const SolveResult r = solve(net, box, objective, options, control);
     EXPECT_EQ(r.status, SolveStatus::kOptimal) << seconds;
     EXPECT_EQ(r.stopped_by, StopReason::kCompleted) << seconds;
-    EXPECT_EQ(r.nodes, unlimited.nodes) << seconds;
-    EXPECT_EQ(r.lps, unlimited.lps) << seconds;
+    EXPECT_EQ(r.run.nodes, unlimited.run.nodes) << seconds;
+    EXPECT_EQ(r.run.lps, unlimited.run.lps) << seconds;
     EXPECT_EQ(r.objective, unlimited.objective) << seconds;
   }
 }
