@@ -42,6 +42,30 @@ std::string stop_rule_text(const StopRuleReport& rule) {
   return out.str();
 }
 
+// The lines of the per-method statistics: samples, concave neurons, local searches, gradient ascents, walks.
+std::string statistics_text(const SolveResult& result) {
+  std::ostringstream out;
+  const SamplingStats& sampling = result.sampling;
+  const std::string& method = result.method;
+  if (sampling.samples > 0 || method == "sampling" || method == "enhanced" || method == "gradient") {
+    out << "  samples     " << sampling.samples << " (" << result.run.lps << " LPs, " << sampling.duplicate_patterns
+        << " duplicate patterns skipped";
+    if (sampling.lp_failures > 0) out << ", " << sampling.lp_failures << " LPs failed";
+    out << ")\n";
+  }
+  if (result.run.concave_neurons > 0)
+    out << "  concave     " << result.run.concave_neurons
+        << " neurons free: no fixed state in an LP, no binary in a MIP\n";
+  if (method == "enhanced")
+    out << "  local       " << result.enhanced.local_searches << " local searches, " << result.enhanced.local_mips
+        << " local MIPs\n";
+  if (method == "gradient" || result.gradient.steps > 0)
+    out << "  gradient    " << result.gradient.steps << " steps, " << result.gradient.perturbations
+        << " perturbations\n";
+  if (method == "walk") out << "  walk        " << result.walk.walks << " walks, " << result.run.lps << " LPs\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::string summary_text(const SolveResult& result, const RunInfo& info, const std::string& network_shape) {
@@ -70,19 +94,7 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
     out << "  prover      both: bab and the big-M MIP on CBC, " << result.run.nodes << " nodes in all\n";
   if (!result.solver_failure.empty()) out << "  FAILURE     " << result.solver_failure << "\n";
   if (!result.proof_check.empty()) out << "  check       " << result.proof_check << "\n";
-  if (result.sampling.samples > 0 || result.method == "sampling" || result.method == "enhanced" || result.method == "gradient") {
-    out << "  samples     " << result.sampling.samples << " (" << result.run.lps << " LPs, " << result.sampling.duplicate_patterns
-        << " duplicate patterns skipped";
-    if (result.sampling.lp_failures > 0) out << ", " << result.sampling.lp_failures << " LPs failed";
-    out << ")\n";
-  }
-  if (result.run.concave_neurons > 0)
-    out << "  concave     " << result.run.concave_neurons << " neurons free: no fixed state in an LP, no binary in a MIP\n";
-  if (result.method == "enhanced")
-    out << "  local       " << result.enhanced.local_searches << " local searches, " << result.enhanced.local_mips << " local MIPs\n";
-  if (result.method == "gradient" || result.gradient.steps > 0)
-    out << "  gradient    " << result.gradient.steps << " steps, " << result.gradient.perturbations << " perturbations\n";
-  if (result.method == "walk") out << "  walk        " << result.walk.walks << " walks, " << result.run.lps << " LPs\n";
+  out << statistics_text(result);
   if (result.stop_rule) out << stop_rule_text(*result.stop_rule);
   char timing[128];
   std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.run.seconds, result.run.threads,
@@ -90,7 +102,8 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   out << "  time        " << timing;
   if (result.distributed.ranks > 1) {
     out << " x " << result.distributed.ranks << " ranks";
-    if (result.distributed.ranks_finished < result.distributed.ranks) out << " (" << result.distributed.ranks - result.distributed.ranks_finished << " lost)";
+    const int lost = result.distributed.ranks - result.distributed.ranks_finished;
+    if (lost > 0) out << " (" << lost << " lost)";
   }
   // The time limit counts from the command's start, so the run had what loading left of it.
   if (info.load_seconds >= 0.05) {

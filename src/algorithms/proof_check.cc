@@ -82,7 +82,8 @@ void check_proof(const Problem& problem, const SolveOptions& options, const Dead
       best = std::max(best, sign * run.objective);
       if (!found || sign * run.objective > found->value) {
         found = evaluate_point(problem, run.x);
-        source = "Algorithm 2 with " + std::to_string(run.sampling.samples) + " samples (seed " + std::to_string(sampling.seed) + ")";
+        source = "Algorithm 2 with " + std::to_string(run.sampling.samples) + " samples (seed " +
+                 std::to_string(sampling.seed) + ")";
       }
     }
   }

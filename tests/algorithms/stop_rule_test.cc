@@ -61,7 +61,8 @@ TEST_P(StopRuleMethods, StopsBeforeTheCapOnTheRuleOfSamplesBelowTheCheckpoint) {
   EXPECT_GE(rule.upper, rule.estimate);
   // X_i of exactly samples 0..n-1, and the rule on them is the decision the run took.
   ASSERT_EQ(r.sampling.values.size(), static_cast<std::size_t>(r.sampling.samples));
-  for (std::size_t i = 0; i < r.sampling.values.size(); ++i) ASSERT_EQ(r.sampling.values[i].first, static_cast<long>(i));
+  for (std::size_t i = 0; i < r.sampling.values.size(); ++i)
+    ASSERT_EQ(r.sampling.values[i].first, static_cast<long>(i));
   const StoppingDecision again = stopping_rule(values_of(r, 1.0), rule.eps, rule.delta);
   EXPECT_TRUE(again.stop);
   EXPECT_EQ(family_name(again.family), rule.family);
