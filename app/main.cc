@@ -16,6 +16,7 @@
 #include <thread>
 #include <variant>
 
+#include "algorithms/solve_in_context.h"
 #include "cli_options.h"
 #include "core/peers.h"
 #include "core/worker_threads.h"
@@ -148,8 +149,8 @@ std::string not_read_text(reluopt::StopReason reason) {
   SolveResult result;
   result.method = method_name(options.solve.method);
   result.stopped_by = reason;
-  result.seed = options.solve.seed;
-  result.threads = reluopt::resolve_threads(options.solve.threads);
+  result.run.seed = options.solve.seed;
+  result.run.threads = reluopt::resolve_threads(options.solve.threads);
   const RunInfo info{options.model, "not read", "not read", {}, clock.elapsed()};
   std::cout << cli::summary_text(result, info, not_read_text(reason)) << std::flush;
   int code = 0;
@@ -210,7 +211,7 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   const Domain& domain = problem.domain;
   const Objective& objective = problem.objective;
 
-  RunControl control;
+  RunContext control;
   const double load_seconds = clock.elapsed();
   control.time_limit = cli::solve_time_limit(clock.remaining(options.time_limit), options.evt);
   control.stop = &g_stop;

@@ -21,7 +21,7 @@ std::string stop_text(const SolveResult& result) {
     case StopReason::kCompleted:
       if (result.status == SolveStatus::kOptimal) return "proven optimal";
       if (result.status == SolveStatus::kInfeasible) return "proven infeasible";
-      return result.samples > 0 ? "all samples done" : "search finished";
+      return result.sampling.samples > 0 ? "all samples done" : "search finished";
     case StopReason::kTimeLimit: return "time limit reached";
     case StopReason::kInterrupted: return "interrupted";
     case StopReason::kStopRule: return "stopping rule met";
@@ -43,11 +43,35 @@ std::string stop_rule_text(const StopRuleReport& rule) {
   return out.str();
 }
 
+// The lines of the per-method statistics: samples, concave neurons, local searches, gradient ascents, walks.
+std::string statistics_text(const SolveResult& result) {
+  std::ostringstream out;
+  const SamplingStats& sampling = result.sampling;
+  const std::string& method = result.method;
+  if (sampling.samples > 0 || method == "sampling" || method == "enhanced" || method == "gradient") {
+    out << "  samples     " << sampling.samples << " (" << result.run.lps << " LPs, " << sampling.duplicate_patterns
+        << " duplicate patterns skipped";
+    if (sampling.lp_failures > 0) out << ", " << sampling.lp_failures << " LPs failed";
+    out << ")\n";
+  }
+  if (result.run.concave_neurons > 0)
+    out << "  concave     " << result.run.concave_neurons
+        << " neurons free: no fixed state in an LP, no binary in a MIP\n";
+  if (method == "enhanced")
+    out << "  local       " << result.enhanced.local_searches << " local searches, " << result.enhanced.local_mips
+        << " local MIPs\n";
+  if (method == "gradient" || result.gradient.steps > 0)
+    out << "  gradient    " << result.gradient.steps << " steps, " << result.gradient.perturbations
+        << " perturbations\n";
+  if (method == "walk") out << "  walk        " << result.walk.walks << " walks, " << result.run.lps << " LPs\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::string summary_text(const SolveResult& result, const RunInfo& info, const std::string& network_shape) {
   std::ostringstream out;
-  out << "reluopt " << result.version << ", method " << result.method << "\n";
+  out << "reluopt " << result.run.version << ", method " << result.method << "\n";
   out << "  model       " << info.model << " (" << network_shape << ")\n";
   out << "  domain      " << info.domain << "\n";
   out << "  objective   " << info.objective << "\n";
@@ -62,38 +86,27 @@ std::string summary_text(const SolveResult& result, const RunInfo& info, const s
   out << "  bound       " << (result.bound ? format_number(*result.bound) : "none proven");
   if (result.gap) out << "  (gap " << format_number(100.0 * *result.gap) << "%)";
   out << "\n";
-  if (!result.bound_method.empty()) {
-    out << "  MIP         " << result.binaries << " binaries, " << result.bound_method << " bounds";
-    if (result.partitions > 0) out << ", " << result.partitions << " partitions";
-    out << ", " << result.nodes << " nodes" << (result.warm_started ? ", warm-started" : "") << "\n";
+  if (!result.mip.bound_method.empty()) {
+    out << "  MIP         " << result.mip.binaries << " binaries, " << result.mip.bound_method << " bounds";
+    if (result.mip.partitions > 0) out << ", " << result.mip.partitions << " partitions";
+    out << ", " << result.run.nodes << " nodes" << (result.mip.warm_started ? ", warm-started" : "") << "\n";
   }
   if (result.prover == "bab")
-    out << "  prover      bab: " << result.nodes << " nodes (bound propagation, node LPs)\n";
+    out << "  prover      bab: " << result.run.nodes << " nodes (bound propagation, node LPs)\n";
   if (result.prover == "both")
-    out << "  prover      both: bab and the big-M MIP on CBC, " << result.nodes << " nodes in all\n";
+    out << "  prover      both: bab and the big-M MIP on CBC, " << result.run.nodes << " nodes in all\n";
   if (!result.solver_failure.empty()) out << "  FAILURE     " << result.solver_failure << "\n";
   if (!result.proof_check.empty()) out << "  check       " << result.proof_check << "\n";
-  if (result.samples > 0 || result.method == "sampling" || result.method == "enhanced" || result.method == "gradient") {
-    out << "  samples     " << result.samples << " (" << result.lps << " LPs, " << result.duplicate_patterns
-        << " duplicate patterns skipped";
-    if (result.lp_failures > 0) out << ", " << result.lp_failures << " LPs failed";
-    out << ")\n";
-  }
-  if (result.concave_neurons > 0)
-    out << "  concave     " << result.concave_neurons << " neurons free: no fixed state in an LP, no binary in a MIP\n";
-  if (result.method == "enhanced")
-    out << "  local       " << result.local_searches << " local searches, " << result.mips << " local MIPs\n";
-  if (result.method == "gradient" || result.gradient_steps > 0)
-    out << "  gradient    " << result.gradient_steps << " steps, " << result.perturbations << " perturbations\n";
-  if (result.method == "walk") out << "  walk        " << result.walks << " walks, " << result.lps << " LPs\n";
+  out << statistics_text(result);
   if (result.stop_rule) out << stop_rule_text(*result.stop_rule);
   char timing[128];
-  std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.seconds, result.threads,
-                result.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.seed));
+  std::snprintf(timing, sizeof timing, "%.3f s on %d thread%s, seed %llu", result.run.seconds, result.run.threads,
+                result.run.threads == 1 ? "" : "s", static_cast<unsigned long long>(result.run.seed));
   out << "  time        " << timing;
-  if (result.ranks > 1) {
-    out << " x " << result.ranks << " ranks";
-    if (result.ranks_finished < result.ranks) out << " (" << result.ranks - result.ranks_finished << " lost)";
+  if (result.distributed.ranks > 1) {
+    out << " x " << result.distributed.ranks << " ranks";
+    const int lost = result.distributed.ranks - result.distributed.ranks_finished;
+    if (lost > 0) out << " (" << lost << " lost)";
   }
   // The time limit counts from the command's start, so the run had what loading left of it.
   if (info.load_seconds >= 0.05) {

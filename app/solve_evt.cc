@@ -41,12 +41,12 @@ SolveEvt analyse_solve_values(const SolveResult& result, Sense sense, const Solv
   const bool minimize = sense == Sense::kMinimize;
   const double sign = minimize ? -1.0 : 1.0;
   std::vector<double> values;
-  values.reserve(result.sample_values.size());
-  for (const auto& [index, value] : result.sample_values) values.push_back(sign * value);
+  values.reserve(result.sampling.values.size());
+  for (const auto& [index, value] : result.sampling.values) values.push_back(sign * value);
   const json about = {{"sense", minimize ? "min" : "max"}, {"analysed", minimize ? "-g" : "g"}};
 
   EvtOptions evt;
-  evt.threads = result.threads;
+  evt.threads = result.run.threads;
   if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule) {
     evt.eps = rule->eps;
     evt.delta = rule->delta;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/solve_in_context.h"
 #include "cli_options.h"
 #include "core/peers.h"
 #include "io/output_file.h"
@@ -175,7 +176,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
     const VnnlibProperty property = read_vnnlib(options.property, reading);
     VerifyOptions verify_options = options.verify;
     verify_options.property_file = options.property;
-    RunControl control;
+    RunContext control;
     control.stop = stop;
     control.time_limit = std::max(0.0, options.time_limit - seconds_since_start());
     control.peers = peers;

@@ -57,7 +57,7 @@ struct StopRuleOptions {
 struct SamplingOptions {
   long samples = 1000;            // the paper's warm-start setting; with a stop rule, a cap
   int hit_and_run_thinning = 0;   // 0: max(10, d) steps between samples (polyhedral domains only)
-  bool record_values = false;     // keep X_i of every sample in SolveResult::sample_values (16 bytes a sample)
+  bool record_values = false;     // keep X_i of every sample in SolveResult::sampling.values (16 bytes a sample)
   std::optional<StopRuleOptions> stop_rule;  // sampling and enhanced only; keeps X_i (16 bytes a sample)
 };
 

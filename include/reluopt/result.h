@@ -52,6 +52,61 @@ struct StopRuleReport {
   double n_required = 0.0;       // samples at which the test would pass if the fit stayed the same
 };
 
+// How a run went, in units that every method shares.
+struct RunStats {
+  double seconds = 0.0;
+  std::uint64_t seed = 0;
+  int threads = 1;
+  long lps = 0;    // LPs solved: per sample, per walk step, per bab node, per local-search node
+  long nodes = 0;  // branch-and-bound nodes (bab, the MIP methods, enhanced's prover)
+  // Unstable neurons modelled without a fixed state or a binary (SolveOptions::relax_concave), in the region LPs
+  // and the MIPs alike.
+  int concave_neurons = 0;
+  std::string version = RELUOPT_VERSION;
+};
+
+// Sampling and enhanced sampling (and a MIP's warm start, which samples).
+struct SamplingStats {
+  long samples = 0;
+  long duplicate_patterns = 0;
+  long lp_failures = 0;  // LPs that ended without an optimum (the sample itself was kept)
+  // X_i, the best value reached from sample i's region (its LP maximum; for the enhanced algorithm the local
+  // search's result when that is higher), in the user's sense, by sample index (SamplingOptions::record_values).
+  std::vector<std::pair<long, double>> values;
+};
+
+// Enhanced sampling's local searches (Algorithm 2).
+struct EnhancedStats {
+  long local_searches = 0;  // local searches started
+  long local_mips = 0;      // local MIPs solved
+};
+
+// The gradient ascent (the gradient method, and the ascents of enhanced sampling).
+struct GradientStats {
+  long steps = 0;          // forward and backward passes of the ascents
+  long perturbations = 0;  // restarts from a perturbed best point
+};
+
+struct WalkStats {
+  long walks = 0;  // walks through regions started (one per relaxation solved)
+};
+
+// How a MIP was built (the MIP methods, and enhanced's MIP prover).
+struct MipStats {
+  std::string bound_method;  // "interval", "lp", "progressive"; empty when no MIP was built
+  int binaries = 0;          // unstable neurons, each with a binary
+  int partitions = 0;        // N of the partition formulation
+  bool warm_started = false;
+};
+
+// A run over several processes (mpirun): how many, and from how many the lead heard at the end.
+struct DistributedStats {
+  int ranks = 1;
+  int ranks_finished = 1;
+  double communication_seconds = 0.0;  // the lead's Peers::communication_seconds()
+};
+
+// What a run found (the outcome) and how it went (the statistics, grouped by the part of the run that counts them).
 struct SolveResult {
   std::string method;
   SolveStatus status = SolveStatus::kNoSolution;
@@ -60,37 +115,10 @@ struct SolveResult {
   double objective = 0.0;
   Eigen::VectorXd x;
   Eigen::VectorXd outputs;           // network outputs at x
+  double domain_violation = 0.0;     // largest bound/row violation of x (0 when inside)
   std::optional<double> bound;       // a valid bound in the user's sense, when a method proves one
   std::optional<double> gap;         // |bound - objective| / max(|objective|, 1e-9), when both exist
-  long nodes = 0;                    // branch-and-bound nodes (MIP methods, bab)
-  std::string prover;                // what proved the bound: "bab" or "mip" (bab, and a timed enhanced run)
-  long local_searches = 0;           // enhanced sampling: local searches started
-  long mips = 0;                     // enhanced sampling: local MIPs solved
-  long gradient_steps = 0;           // gradient: forward and backward passes of the ascents
-  long perturbations = 0;            // gradient: restarts from a perturbed best point
-  long walks = 0;                    // walk: walks through regions started (one per relaxation solved)
-  // MIP methods: how the model was built.
-  std::string bound_method;          // "interval", "lp", "progressive"
-  int binaries = 0;                  // unstable neurons, each with a binary
-  int partitions = 0;                // N of the partition formulation
-  // Unstable neurons modelled without a fixed state or a binary (SolveOptions::relax_concave).
-  int concave_neurons = 0;
-  bool warm_started = false;
-  long samples = 0;
-  long lps = 0;
-  long duplicate_patterns = 0;
-  long lp_failures = 0;              // LPs that ended without an optimum (the sample itself was kept)
-  double seconds = 0.0;
-  std::uint64_t seed = 0;
-  int threads = 1;
-  // A sampling run over several processes (mpirun): how many, and from how many the lead heard at the end.
-  int ranks = 1;
-  int ranks_finished = 1;
-  double communication_seconds = 0.0;  // the lead's Peers::communication_seconds()
-  double domain_violation = 0.0;     // largest bound/row violation of x (0 when inside)
-  // Sampling methods: X_i, the best value reached from sample i's region (its LP maximum; for the enhanced
-  // algorithm the local search's result when that is higher), in the user's sense, by sample index.
-  std::vector<std::pair<long, double>> sample_values;
+  std::string prover;                // what proved the bound: "bab", "mip" or "both" (bab, a timed enhanced run)
   // (seconds, objective) each time the incumbent improved, objective in the user's sense.
   std::vector<std::pair<double, double>> trajectory;
   // (seconds, bound) each time the proven bound improved (bab, and the proving share of enhanced), user's sense.
@@ -101,7 +129,14 @@ struct SolveResult {
   std::string solver_failure;
   // With SolveOptions::check_proof: what the check ran and found; empty without it.
   std::string proof_check;
-  std::string version = RELUOPT_VERSION;
+
+  RunStats run;
+  SamplingStats sampling;
+  EnhancedStats enhanced;
+  GradientStats gradient;
+  WalkStats walk;
+  MipStats mip;
+  DistributedStats distributed;
 };
 
 // What relax() (reluopt/solve.h) reports: the root LP relaxation's bound of a MIP formulation.

@@ -9,8 +9,6 @@
 
 namespace reluopt {
 
-class Peers;  // core/peers.h: the other processes of a run, which src/distributed/ connects over MPI
-
 // The longest time limit that a clock holds: steady_clock counts 64-bit nanoseconds from an unspecified start
 // (292 years in all), so a limit converted to a clock's duration or time point must stay well inside that. A
 // finite limit longer than this century is no limit at all.
@@ -73,7 +71,6 @@ struct RunControl {
   const std::atomic<bool>* stop = nullptr;   // set to true to stop the run; the incumbent is still returned
   std::function<void(const Progress&)> on_progress;  // called from the calling thread, throttled
   double progress_interval = 0.5;            // seconds between progress calls
-  Peers* peers = nullptr;                    // the other processes of a run over several (sampling, enhanced)
 };
 
 }  // namespace reluopt

@@ -93,11 +93,12 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
 // an equal share of the time left. sat only with a point whose forward pass satisfies a conjunction as written;
 // unsat only when every case has a proven bound below -kUnsatMargin. Each case is folded first (fold_case), and
 // its disjuncts are verified in as many runs as kMaxMinBudgetBytes needs (sat when one run finds a
-// counterexample, unsat only when every run has a proof). With control.peers, every process of the
-// run calls this: each case's search and prover run over all of them (points traded, open nodes handed between
-// them) and the lead's result is the answer (the others' is their own part's). Throws reluopt::Error when the
-// property does not match the network, when a conjunction is too big to compile even alone, or when a
-// constraint that binds on its box has a constant beyond kMaxMagnitude (naming the file and line).
+// counterexample, unsat only when every run has a proof). Over several processes (the command line under
+// mpirun) every process of the run calls this: each case's search and prover run over all of them (points
+// traded, open nodes handed between them) and the lead's result is the answer (the others' is their own
+// part's). Throws reluopt::Error when the property does not match the network, when a conjunction is too big
+// to compile even alone, or when a constraint that binds on its box has a constant beyond kMaxMagnitude (naming
+// the file and line).
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
                     const RunControl& control = {});
 

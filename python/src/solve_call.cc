@@ -58,11 +58,11 @@ py::dict result_dict(const SolveResult& result, const SolveCall& call) {
   out["json"] = result_to_json(result, info);
   out["x"] = py::cast(result.x);
   out["outputs"] = py::cast(result.outputs);
-  py::array_t<double> values({static_cast<py::ssize_t>(result.sample_values.size()), py::ssize_t{2}});
+  py::array_t<double> values({static_cast<py::ssize_t>(result.sampling.values.size()), py::ssize_t{2}});
   auto v = values.mutable_unchecked<2>();
-  for (std::size_t i = 0; i < result.sample_values.size(); ++i) {
-    v(i, 0) = static_cast<double>(result.sample_values[i].first);
-    v(i, 1) = result.sample_values[i].second;
+  for (std::size_t i = 0; i < result.sampling.values.size(); ++i) {
+    v(i, 0) = static_cast<double>(result.sampling.values[i].first);
+    v(i, 1) = result.sampling.values[i].second;
   }
   out["sample_values"] = values;
   out["exception"] = py::none();

@@ -810,15 +810,15 @@ bool gather(const Problem& problem, Peers& peers, WorkSharing& sharing, const Fr
   tally.values.emplace_back(peers.rank(), local.bound);
   if (const std::optional<EvaluatedPoint> best = incumbent.best()) tally.best_points.push_back(best->x);
   const RunTally all = peers.finish(tally, deadline);
-  result.ranks = peers.size();
-  result.ranks_finished = peers.finished();
-  result.communication_seconds = peers.communication_seconds();
-  result.nodes = all.nodes;
-  result.lps = all.lps;
+  result.distributed.ranks = peers.size();
+  result.distributed.ranks_finished = peers.finished();
+  result.distributed.communication_seconds = peers.communication_seconds();
+  result.run.nodes = all.nodes;
+  result.run.lps = all.lps;
   if (!peers.lead()) return false;
   for (const Eigen::VectorXd& x : all.best_points) incumbent.offer(evaluate_point(problem, x));
   for (const auto& [rank, bound] : all.values) sharing.final_bound(static_cast<int>(rank), bound);
-  return sharing.complete() && !sharing.stuck() && result.ranks_finished == peers.size();
+  return sharing.complete() && !sharing.stuck() && result.distributed.ranks_finished == peers.size();
 }
 
 // The progress line's numbers, in the user's sense.
@@ -861,7 +861,7 @@ void free_open_nodes(std::priority_queue<Node, std::vector<Node>, ByBound> open)
 }  // namespace
 
 SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunControl& control, const std::optional<EvaluatedPoint>& start) {
+                    const RunContext& control, const std::optional<EvaluatedPoint>& start) {
   Incumbent incumbent(&deadline);
   seed_incumbent(problem, options, start, incumbent, deadline);
   Frontier frontier;
@@ -927,15 +927,15 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   frontier.close();
   workers.join();
 
-  result.nodes = nodes.load();
-  result.lps = search.lps();
+  result.run.nodes = nodes.load();
+  result.run.lps = search.lps();
   bool complete = frontier.finished() && !search.stuck();
   if (sharing) complete = gather(problem, *peers, *sharing, sharing_hooks(problem, frontier, search, nodes).state(),
                                  deadline, incumbent, result);
   const double bound = record_bound(true);
   result.method = method_name(Method::kBab);
-  result.seed = options.seed;
-  result.threads = threads;
+  result.run.seed = options.seed;
+  result.run.threads = threads;
   result.prover = "bab";
   incumbent.fill(problem, result);
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
@@ -945,7 +945,7 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
   if (std::isfinite(bound)) result.bound = sign * bound;
   close_gap(result);
   free_open_nodes(frontier.release_open());
-  result.seconds = deadline.elapsed();
+  result.run.seconds = deadline.elapsed();
   return result;
 }
 

@@ -5,7 +5,7 @@
 #include "algorithms/problem.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
-#include "reluopt/run_control.h"
+#include "algorithms/incumbent.h"  // RunContext
 
 namespace reluopt {
 
@@ -18,6 +18,6 @@ namespace reluopt {
 // and the lead's result has every process's best point, counts and their global bound (valid whenever the run
 // stops, a process lost or not); options.bab.node_limit then counts the nodes of all.
 SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunControl& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
+                    const RunContext& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
 
 }  // namespace reluopt

@@ -263,7 +263,7 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
 // half of the threads; the first proof stops the other. Each bound is valid, so the result keeps the tighter one
 // and the better point. The calling thread's progress comes from bab alone.
 SolveResult prove_with_both(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                            const RunControl& control, const std::optional<EvaluatedPoint>& start) {
+                            const RunContext& control, const std::optional<EvaluatedPoint>& start) {
   const int threads = resolve_threads(options.threads);
   SolveOptions bab_options = options, mip_options = options;
   mip_options.method = Method::kMip;
@@ -279,7 +279,7 @@ SolveResult prove_with_both(const Problem& problem, const SolveOptions& options,
   if (beside.started() < 2) return run_bab(problem, options, deadline, control, start);
   beside.run([&](int t) {
     if (t == 0) {
-      mip = run_mip(problem, mip_options, shared, RunControl{}, start);
+      mip = run_mip(problem, mip_options, shared, RunContext{}, start);
       if (mip.status == SolveStatus::kOptimal) stop.store(true);
       running.fetch_sub(1);
       return;
@@ -310,19 +310,19 @@ SolveResult prove_with_both(const Problem& problem, const SolveOptions& options,
   proof.bound_trajectory = bab.bound_trajectory;
   if (mip.bound && (!bab.bound || sign * *mip.bound < sign * *bab.bound)) {
     proof.bound = mip.bound;
-    proof.bound_trajectory.emplace_back(mip.seconds, *mip.bound);
+    proof.bound_trajectory.emplace_back(mip.run.seconds, *mip.bound);
   } else {
     proof.bound = bab.bound;
   }
-  proof.nodes = bab.nodes + mip.nodes;
-  proof.binaries = mip.binaries;
-  proof.bound_method = mip.bound_method;
+  proof.run.nodes = bab.run.nodes + mip.run.nodes;
+  proof.mip.binaries = mip.mip.binaries;
+  proof.mip.bound_method = mip.mip.bound_method;
   proof.stopped_by = mip.stopped_by == StopReason::kCompleted ? mip.stopped_by : bab.stopped_by;
   return proof;
 }
 
 // The end of a timed run: the prover from Algorithm 2's best point, for all the time left (until a proof).
-void prove(const Problem& problem, const SolveOptions& options, const Deadline& deadline, const RunControl& control,
+void prove(const Problem& problem, const SolveOptions& options, const Deadline& deadline, const RunContext& control,
            SolveResult& result) {
   const double sampling_seconds = deadline.elapsed();
   const bool sampling_timed_out = result.stopped_by == StopReason::kTimeLimit;
@@ -337,13 +337,13 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     proof = run_bab(problem, prover_options, prover_deadline, control, start);
   } else if (options.enhanced.prover == Prover::kBoth) {
     proof = prove_with_both(problem, prover_options, prover_deadline, control, start);
-    result.binaries = proof.binaries;
-    result.bound_method = proof.bound_method;
+    result.mip.binaries = proof.mip.binaries;
+    result.mip.bound_method = proof.mip.bound_method;
   } else {
     prover_options.method = Method::kMip;
     proof = run_mip(problem, prover_options, prover_deadline, control, start);
-    result.binaries = proof.binaries;
-    result.bound_method = proof.bound_method;
+    result.mip.binaries = proof.mip.binaries;
+    result.mip.bound_method = proof.mip.bound_method;
   }
   const double sign = problem.objective.sign();
   if (proof.status != SolveStatus::kNoSolution && sign * proof.objective > sign * result.objective) {
@@ -359,9 +359,9 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   for (const auto& [seconds, value] : proof.bound_trajectory)
     result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
   result.bound = proof.bound;
-  result.nodes = proof.nodes;
+  result.run.nodes = proof.run.nodes;
   result.prover = prover_name(options.enhanced.prover);
-  result.warm_started = true;
+  result.mip.warm_started = true;
   result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
                       : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted
                       : sampling_timed_out                         ? StopReason::kTimeLimit
@@ -400,7 +400,7 @@ constexpr int kProverChannel = 1;
 // every process joins or none does; each starts from its own best point and the incumbents are shared), and the
 // other provers (CBC) run on the lead alone, from everyone's best point.
 void prove_at_the_end(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                      const RunControl& control, bool prove_at_end, SolveResult& result) {
+                      const RunContext& control, bool prove_at_end, SolveResult& result) {
   bool go = prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired();
   if (control.peers == nullptr) {
     if (go) prove(problem, options, deadline, control, result);
@@ -409,11 +409,11 @@ void prove_at_the_end(const Problem& problem, const SolveOptions& options, const
   if (options.enhanced.prover == Prover::kBab) {
     Peers& provers = control.peers->channel(kProverChannel);
     if (!provers.decide(0, go, deadline)) return;
-    RunControl over_all = control;
+    RunContext over_all = control;
     over_all.peers = &provers;
     prove(problem, options, deadline, over_all, result);
   } else if (go && control.peers->lead()) {
-    RunControl lead_alone = control;
+    RunContext lead_alone = control;
     lead_alone.peers = nullptr;
     prove(problem, options, deadline, lead_alone, result);
   }
@@ -429,7 +429,7 @@ std::optional<EvaluatedPoint> local_search_from(const Problem& problem, const So
 }
 
 SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control) {
+                         const RunContext& control) {
   // The local MIPs need bounds only for the big-M rows of their few free neurons; interval bounds cost nothing
   // and leave the whole time budget to sampling.
   const NeuronBounds& bounds = problem.interval;
@@ -452,15 +452,15 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
                               ascent.steps.load(), ascent.perturbations.load()};
   if (control.peers != nullptr) {
     counts = control.peers->sum(counts, deadline);
-    result.communication_seconds = control.peers->communication_seconds();
+    result.distributed.communication_seconds = control.peers->communication_seconds();
   }
-  result.local_searches = counts[0];
-  result.mips = counts[1];
-  result.lps += counts[2];
-  result.gradient_steps = counts[3];
-  result.perturbations = counts[4];
+  result.enhanced.local_searches = counts[0];
+  result.enhanced.local_mips = counts[1];
+  result.run.lps += counts[2];
+  result.gradient.steps = counts[3];
+  result.gradient.perturbations = counts[4];
   prove_at_the_end(problem, options, deadline, control, prove_at_end, result);
-  result.seconds = deadline.elapsed();
+  result.run.seconds = deadline.elapsed();
   return result;
 }
 

@@ -3,14 +3,14 @@
 #include "algorithms/problem.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
-#include "reluopt/run_control.h"
+#include "algorithms/incumbent.h"  // RunContext
 
 namespace reluopt {
 
 // Algorithm 2 of Perakis & Tsiourvas (the enhanced sampling algorithm): Algorithm 1, plus a local search
 // from each LP optimum that is close enough to the best value (the gap test), repeated while it improves.
 SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control);
+                         const RunContext& control);
 
 // Algorithm 2's local search (options.enhanced.local_search) from one point, over interval bounds: a better point
 // of a neighbouring region, or nothing when the point is a local optimum in the paper's sense.

@@ -163,17 +163,17 @@ MoverFactory gradient_movers(const Problem& problem, const SolveOptions& options
 }
 
 SolveResult run_gradient(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control) {
+                         const RunContext& control) {
   GradientCounters counters;
   SolveResult result = run_sampling(problem, options, deadline, control, {}, gradient_movers(problem, options, counters));
   result.method = method_name(Method::kGradient);
   std::vector<long> counts = {counters.steps.load(), counters.perturbations.load()};
   if (control.peers != nullptr) {
     counts = control.peers->sum(counts, deadline);
-    result.communication_seconds = control.peers->communication_seconds();
+    result.distributed.communication_seconds = control.peers->communication_seconds();
   }
-  result.gradient_steps = counts[0];
-  result.perturbations = counts[1];
+  result.gradient.steps = counts[0];
+  result.gradient.perturbations = counts[1];
   return result;
 }
 

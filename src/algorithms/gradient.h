@@ -11,7 +11,7 @@
 #include "reluopt/objective.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
-#include "reluopt/run_control.h"
+#include "algorithms/incumbent.h"  // RunContext
 
 namespace reluopt {
 
@@ -55,6 +55,6 @@ MoverFactory gradient_movers(const Problem& problem, const SolveOptions& options
 // Projected gradient ascent with perturbations (docs/MATH.md §14): options.gradient's ascents from samples of
 // P, each followed by its region's LP, on the sampling driver (threads, incumbent, time limit, Ctrl-C).
 SolveResult run_gradient(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                         const RunControl& control);
+                         const RunContext& control);
 
 }  // namespace reluopt

@@ -11,6 +11,8 @@
 
 namespace reluopt {
 
+class Peers;  // core/peers.h
+
 // The best point found so far, shared by threads. Ties in value are broken by the lexicographic order of x,
 // so the answer does not depend on which thread found a point first.
 class Incumbent {
@@ -54,12 +56,13 @@ struct ExchangeSeat {
   int side;
 };
 
-// What a search of the library runs under: the caller's RunControl and, for the searches the default method
-// runs side by side (run_portfolio_search), its seat at their exchange. A caller's RunControl is a context
-// without a seat.
+// What a search of the library runs under: the caller's RunControl and what a run inside the library adds to it
+// (the command line's processes of an mpirun, a seat at the exchange of the searches the default method runs side
+// by side). A caller's RunControl is a context of one process without a seat.
 struct RunContext : RunControl {
   RunContext() = default;
   RunContext(const RunControl& control) : RunControl(control) {}  // NOLINT(google-explicit-constructor)
+  Peers* peers = nullptr;                  // the other processes of a run over several (core/peers.h)
   const ExchangeSeat* exchange = nullptr;  // best points traded every 20 ms with the search beside this one
 };
 

@@ -76,7 +76,7 @@ double interval_objective_bound(const Network& network, const Objective& objecti
 constexpr double kBoundsTimeShare = 0.5;
 
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunControl& control, const std::optional<EvaluatedPoint>& start) {
+                    const RunContext& control, const std::optional<EvaluatedPoint>& start) {
   const Network& network = problem.network;
   const int threads = affordable_threads(resolve_threads(options.threads));
 
@@ -89,18 +89,18 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     SolveOptions sampling = options;
     sampling.sampling.samples = options.mip.warm_start_samples;
     const SolveResult warm = run_sampling(problem, sampling, deadline, control);
-    result.samples = warm.samples;
-    result.lps = warm.lps;
-    result.duplicate_patterns = warm.duplicate_patterns;
-    result.lp_failures = warm.lp_failures;
+    result.sampling.samples = warm.sampling.samples;
+    result.run.lps = warm.run.lps;
+    result.sampling.duplicate_patterns = warm.sampling.duplicate_patterns;
+    result.sampling.lp_failures = warm.sampling.lp_failures;
     warm_trajectory = warm.trajectory;
     if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
   }
   // warm_started: a given start or the paper's warm start, not the forward passes below.
-  result.warm_started = incumbent.best().has_value();
+  result.mip.warm_started = incumbent.best().has_value();
   // Without a point CBC may end with none (deep networks); a few forward passes give it one, even when the
   // time is already up, so the MIP methods never end without a point.
-  if (!result.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent, deadline);
+  if (!result.mip.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent, deadline);
 
   // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
   // left: neurons the LPs do not reach keep their (valid) interval bounds.
@@ -125,8 +125,8 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     mip.on_progress = [&](std::optional<double> best, double bound, long) {
       Progress progress;
       progress.seconds = deadline.elapsed();
-      progress.samples = result.samples;
-      progress.lps = result.lps;
+      progress.samples = result.sampling.samples;
+      progress.lps = result.run.lps;
       if (best) progress.incumbent = sign * *best;
       if (std::isfinite(bound)) progress.bound = sign * bound;
       control.on_progress(progress);
@@ -142,13 +142,13 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
   if (!solution.values.empty()) offer_columns(solution.values.data());
 
   result.method = method_name(options.method);
-  result.seed = options.seed;
-  result.threads = threads;
-  result.nodes = solution.nodes;
-  result.bound_method = bound_method_name(options.mip.bounds.method);
-  result.binaries = formulation.model.num_integer();
-  result.concave_neurons = formulation.concave;
-  result.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
+  result.run.seed = options.seed;
+  result.run.threads = threads;
+  result.run.nodes = solution.nodes;
+  result.mip.bound_method = bound_method_name(options.mip.bounds.method);
+  result.mip.binaries = formulation.model.num_integer();
+  result.run.concave_neurons = formulation.concave;
+  result.mip.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : (solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible)
                           ? StopReason::kCompleted
@@ -174,14 +174,15 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     if (valid) result.bound = sign * bound;
   }
   close_gap(result);
-  result.seconds = deadline.elapsed();
+  result.run.seconds = deadline.elapsed();
   return result;
 }
 
 RelaxationReport relax(const Network& network, const Domain& domain, const Objective& objective,
                        const SolveOptions& options, const RunControl& control) {
-  if (options.method != Method::kMip && options.method != Method::kMipCuts && options.method != Method::kPartition)
-    throw Error("relax needs a MIP method (mip, mip-cuts, partition), not " + method_name(options.method));
+  if (!method_spec(options.method).relaxable)
+    throw Error("relax needs a MIP method (" + method_list(&MethodSpec::relaxable, "or") + "), not " +
+                method_name(options.method));
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
     const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);

@@ -7,7 +7,7 @@
 #include "formulation/mip_formulation.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
-#include "reluopt/run_control.h"
+#include "algorithms/incumbent.h"  // RunContext
 
 namespace reluopt {
 
@@ -18,9 +18,9 @@ namespace reluopt {
 // Without either (or when the warm start found nothing), the best forward pass at the interior point of P and
 // at 32 points sampled uniformly from P (seeded by options.seed) is the MIP start, so a run on a non-empty P
 // always ends with a point, even when the deadline has already passed or a stop was requested.
-// result.warm_started is true only for a given start or a warm start that found a point.
+// result.mip.warm_started is true only for a given start or a warm start that found a point.
 SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunControl& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
+                    const RunContext& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
 
 // The formulation of options.method (big-M for mip and mip-cuts, partition with options.mip.partitions) with
 // options.relax_concave, over `bounds`.

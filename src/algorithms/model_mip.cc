@@ -138,14 +138,14 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   ModelResult out;
   SolveResult& result = out.result;
   result.method = method_name(options.method);
-  result.seed = options.seed;
-  result.threads = mip.threads;
-  result.nodes = solution.nodes;
-  result.bound_method = bound_method_name(options.mip.bounds.method);
+  result.run.seed = options.seed;
+  result.run.threads = mip.threads;
+  result.run.nodes = solution.nodes;
+  result.mip.bound_method = bound_method_name(options.mip.bounds.method);
   // Binaries of unstable neurons, as for one network: the integer inputs are the model's own variables.
-  result.binaries = formulation.model.num_integer() - static_cast<int>(std::count(reduced.integer.begin(), reduced.integer.end(), true));
-  result.concave_neurons = formulation.concave;
-  result.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
+  result.mip.binaries = formulation.model.num_integer() - static_cast<int>(std::count(reduced.integer.begin(), reduced.integer.end(), true));
+  result.run.concave_neurons = formulation.concave;
+  result.mip.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
   const bool completed = solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : completed            ? StopReason::kCompleted
@@ -165,7 +165,7 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   if (const double bound = model_bound(solution, reduced, bounds, best, result); std::isfinite(bound))
     result.bound = sign * bound;
   close_gap(result);
-  result.seconds = deadline.elapsed();
+  result.run.seconds = deadline.elapsed();
   return out;
 }
 

@@ -140,7 +140,7 @@ std::vector<std::pair<double, double>> merged_profile(const Problem& problem,
 }  // namespace
 
 PortfolioSplit portfolio_split(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                               const RunControl& control) {
+                               const RunContext& control) {
   const int threads = resolve_threads(options.threads);
   PortfolioSplit split{0, threads};
   const bool timed = std::isfinite(deadline.remaining());
@@ -163,7 +163,7 @@ MoverFactory hopeful_regions(MoverFactory inner) {
 }
 
 SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                                 const RunControl& control, const ImproverFactory& improver,
+                                 const RunContext& control, const ImproverFactory& improver,
                                  const MoverFactory& movers) {
   const bool timed = std::isfinite(deadline.remaining());
   const ImproverFactory searcher = timed ? budgeted_improvers(improver, kLocalSearchShare, deadline) : improver;
@@ -194,9 +194,9 @@ SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& opt
   }
   stop.store(true);
   beside.join();
-  result.threads += walk.walk.threads;  // each as many as started
-  result.walks = walk.walk.walks;
-  result.lps += walk.walk.lps;
+  result.run.threads += walk.walk.run.threads;  // each as many as started
+  result.walk.walks = walk.walk.walk.walks;
+  result.run.lps += walk.walk.run.lps;
   std::vector<std::pair<double, double>> walk_profile = walk.walk.trajectory;
   if (walk.walk.status != SolveStatus::kNoSolution) adopt(problem, evaluate_point(problem, walk.walk.x), result);
   if (walk.improved) {

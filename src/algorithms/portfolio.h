@@ -4,7 +4,7 @@
 #include "algorithms/sampling.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
-#include "reluopt/run_control.h"
+#include "algorithms/incumbent.h"  // RunContext
 
 namespace reluopt {
 
@@ -20,7 +20,7 @@ struct PortfolioSplit {
 // keep every thread on Algorithm 2, so that the same seed and thread count give the same answer.
 constexpr int kPortfolioWalkInputs = 1000;
 PortfolioSplit portfolio_split(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                               const RunControl& control);
+                               const RunContext& control);
 
 // In a timed run the local search of each thread may take at most this share of the thread's time: the
 // ascents and region LPs get the rest, so where a neighbour LP is expensive the default still climbs from as
@@ -43,7 +43,7 @@ MoverFactory hopeful_regions(MoverFactory inner);
 // point of both and both anytime profiles. In a timed run the local searches are budgeted (kLocalSearchShare) and hopeless regions skip their LP
 // (hopeful_regions).
 SolveResult run_portfolio_search(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                                 const RunControl& control, const ImproverFactory& improver,
+                                 const RunContext& control, const ImproverFactory& improver,
                                  const MoverFactory& movers);
 
 }  // namespace reluopt

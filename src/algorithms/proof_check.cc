@@ -77,12 +77,13 @@ void check_proof(const Problem& problem, const SolveOptions& options, const Dead
     sampling.sampling.samples = kCheckSamples;
     sampling.sampling.stop_rule.reset();
     sampling.enhanced.mip_share = 0.0;
-    const SolveResult run = run_enhanced(problem, sampling, deadline, RunControl{});
+    const SolveResult run = run_enhanced(problem, sampling, deadline, RunContext{});
     if (run.status != SolveStatus::kNoSolution) {
       best = std::max(best, sign * run.objective);
       if (!found || sign * run.objective > found->value) {
         found = evaluate_point(problem, run.x);
-        source = "Algorithm 2 with " + std::to_string(run.samples) + " samples (seed " + std::to_string(sampling.seed) + ")";
+        source = "Algorithm 2 with " + std::to_string(run.sampling.samples) + " samples (seed " +
+                 std::to_string(sampling.seed) + ")";
       }
     }
   }

@@ -276,7 +276,7 @@ void watch_workers(const Problem& problem, const RunContext& control, const Dead
 
 // This process's counts, values and best point; with other processes, on the lead, everyone's (their best
 // points offered to the incumbent).
-RunTally run_tally(const Problem& problem, const RunControl& control, const Deadline& deadline,
+RunTally run_tally(const Problem& problem, const RunContext& control, const Deadline& deadline,
                         bool resolve_patterns, bool record_values, SharedState& shared) {
   RunTally tally = local_counts(shared);
   if (record_values) {
@@ -324,23 +324,23 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
 
   SolveResult result;
   result.method = method_name(Method::kSampling);
-  result.samples = tally.samples;
-  result.lps = tally.lps;
-  result.duplicate_patterns = tally.duplicates;
-  result.lp_failures = tally.lp_failures;
-  result.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
-  result.seed = options.seed;
-  result.threads = threads;
+  result.sampling.samples = tally.samples;
+  result.run.lps = tally.lps;
+  result.sampling.duplicate_patterns = tally.duplicates;
+  result.sampling.lp_failures = tally.lp_failures;
+  result.run.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
+  result.run.seed = options.seed;
+  result.run.threads = threads;
   if (peers != nullptr) {
-    result.ranks = peers->size();
-    result.ranks_finished = peers->finished();
-    result.communication_seconds = peers->communication_seconds();
+    result.distributed.ranks = peers->size();
+    result.distributed.ranks_finished = peers->finished();
+    result.distributed.communication_seconds = peers->communication_seconds();
   }
-  result.seconds = deadline.elapsed();
+  result.run.seconds = deadline.elapsed();
   const bool rule_stopped = shared.decision && shared.decision->stop;
   result.stopped_by = deadline.interrupted()     ? StopReason::kInterrupted
                       : rule_stopped             ? StopReason::kStopRule
-                      : result.samples < samples ? StopReason::kTimeLimit
+                      : result.sampling.samples < samples ? StopReason::kTimeLimit
                                                  : StopReason::kCompleted;
   shared.incumbent.fill(problem, result);
   const double sign = problem.objective.sign();
@@ -348,14 +348,14 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   // X_i of the paper's Appendix: the value reached from each sample's region, in sample order. A region whose
   // LP the deadline cut short has no value.
   if (options.sampling.record_values) {
-    result.sample_values.reserve(tally.values.size());
-    for (const auto& [index, value] : tally.values) result.sample_values.emplace_back(index, sign * value);
+    result.sampling.values.reserve(tally.values.size());
+    for (const auto& [index, value] : tally.values) result.sampling.values.emplace_back(index, sign * value);
   }
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem; so it did
   // when every unstable neuron is concave and left free.
-  const int fixed_unstable = problem.interval.num_unstable() - result.concave_neurons;
-  if (result.status == SolveStatus::kFeasible && fixed_unstable == 0 && result.lps > 0 &&
-      result.lp_failures == 0) {
+  const int fixed_unstable = problem.interval.num_unstable() - result.run.concave_neurons;
+  if (result.status == SolveStatus::kFeasible && fixed_unstable == 0 && result.run.lps > 0 &&
+      result.sampling.lp_failures == 0) {
     result.status = SolveStatus::kOptimal;
     result.bound = result.objective;
   }

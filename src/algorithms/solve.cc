@@ -9,6 +9,7 @@
 #include "algorithms/problem.h"
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
+#include "algorithms/solve_in_context.h"
 #include "algorithms/walk.h"
 #include "core/max_min_network.h"
 #include "core/peers.h"
@@ -53,7 +54,7 @@ namespace {
 constexpr double kProofCheckShare = 0.1;
 
 SolveResult run_method(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                       const RunControl& control) {
+                       const RunContext& control) {
   switch (options.method) {
     case Method::kSampling: return run_sampling(problem, options, deadline, control);
     case Method::kEnhanced: return run_enhanced(problem, options, deadline, control);
@@ -70,7 +71,7 @@ SolveResult run_method(const Problem& problem, const SolveOptions& options, cons
 // A problem whose numbers are far from 1 (core/scaling.h, docs/NUMERICS.md) runs on its exact power-of-two
 // rescaling; the result is mapped back with a forward pass of the original network at x.
 SolveResult run_checked(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                        const RunControl& control) {
+                        const RunContext& control) {
   // With a time limit, the proof's cross-check gets its share of it.
   const bool timed_check = options.check_proof && std::isfinite(deadline.remaining());
   SolveResult result = run_method(problem, options, timed_check ? deadline.share(1.0 - kProofCheckShare) : deadline, control);
@@ -81,12 +82,12 @@ SolveResult run_checked(const Problem& problem, const SolveOptions& options, con
 }
 
 SolveResult run_scaled(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                       const RunControl& control) {
+                       const RunContext& control) {
   const ScaledProblem scaled = scale_problem(problem.network, problem.domain, problem.objective);
   const double sigma = scaled.value_scale;
   SolveOptions scaled_options = options;
   if (scaled_options.sampling.stop_rule) scaled_options.sampling.stop_rule->eps /= sigma;
-  RunControl scaled_control = control;
+  RunContext scaled_control = control;
   if (control.on_progress) {
     scaled_control.on_progress = [&control, sigma](Progress progress) {
       if (progress.incumbent) *progress.incumbent *= sigma;
@@ -104,21 +105,26 @@ SolveResult run_scaled(const Problem& problem, const SolveOptions& options, cons
 int abandoned_solver_threads() { return abandoned_mip_solves(); }
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
-                  const SolveOptions& options, const RunControl& control) {
+                  const SolveOptions& options, const RunContext& context) {
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
     const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
-    return detail::map_max_min_result(solve(compiled.network, domain, compiled.objective, options, control), network,
+    return detail::map_max_min_result(solve(compiled.network, domain, compiled.objective, options, context), network,
                                       objective);
   }
-  validate_options(options, control.time_limit);
-  const Deadline deadline(control.time_limit, control.stop);
+  validate_options(options, context.time_limit);
+  const Deadline deadline(context.time_limit, context.stop);
   const Problem problem = make_problem(network, domain, objective);
   SolveResult result = needs_scaling(network, problem.domain, problem.objective)
-                           ? run_scaled(problem, options, deadline, control)
-                           : run_checked(problem, options, deadline, control);
-  result.seconds = deadline.elapsed();
+                           ? run_scaled(problem, options, deadline, context)
+                           : run_checked(problem, options, deadline, context);
+  result.run.seconds = deadline.elapsed();
   return result;
+}
+
+SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
+                  const SolveOptions& options, const RunControl& control) {
+  return solve(network, domain, objective, options, RunContext(control));
 }
 
 }  // namespace reluopt

@@ -68,7 +68,7 @@ ModelResult solve(const Model& model, const SolveOptions& options, const RunCont
     return run_on_composite(model, reduced, options, control);
   const Deadline deadline(control.time_limit, control.stop);
   ModelResult out = run_model_mip(model, reduced, options, deadline, control);
-  out.result.seconds = deadline.elapsed();
+  out.result.run.seconds = deadline.elapsed();
   return out;
 }
 

@@ -11,13 +11,13 @@
 #include <map>
 #include <utility>
 
+#include "algorithms/solve_in_context.h"
 #include "bounds/symbolic_bounds.h"
 #include "core/magnitude.h"
 #include "core/max_min_network.h"
 #include "core/peers.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
-#include "reluopt/solve.h"
 
 namespace reluopt {
 
@@ -235,7 +235,7 @@ CaseRun run_case(const detail::MaxMinNetwork& compiled, const Domain& box, const
   prover.seed = options.seed;
   std::atomic<bool> stop{false};
   const RunControl control = case_control(seconds, stop, outer, peers == nullptr || peers->lead());
-  RunControl search_control = control, prover_control = control;
+  RunContext search_control = control, prover_control = control;
   if (peers != nullptr) {
     search_control.peers = &peers->channel(2 * k + 1);
     prover_control.peers = &peers->channel(2 * k + 2);
@@ -427,7 +427,7 @@ CasePlan plan_case(const Network& network, const VnnlibCase& property_case, cons
 // constraints only (`whole` not empty). nullopt when the deadline passed while compiling.
 std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& property, std::size_t k,
                                  const VnnlibCase& group, const Conjunction& whole, const VerifyOptions& options,
-                                 const Deadline& case_clock, const RunControl& control, std::size_t channel,
+                                 const Deadline& case_clock, const RunContext& control, std::size_t channel,
                                  double seconds, VerifyCaseReport& report, VerifyResult& result) {
   const Objective margin = margin_objective(group, property.num_outputs);
   margin.validate(property.num_outputs);
@@ -475,7 +475,7 @@ bool add_violated(const Network& network, const Conjunction& whole, const std::v
 // channel + r over several processes. The case's bound is the largest of the runs' bounds and the dropped
 // conjunctions' bound; none when some run has none.
 void run_plan(const Network& network, const VnnlibProperty& property, std::size_t k, const CasePlan& plan,
-              const VerifyOptions& options, const Deadline& case_clock, const RunControl& control,
+              const VerifyOptions& options, const Deadline& case_clock, const RunContext& control,
               std::size_t channel, VerifyCaseReport& report, VerifyResult& result) {
   std::optional<double> bound = plan.dropped_bound;
   bool bounded = true;
@@ -567,7 +567,7 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
 }
 
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
-                    const RunControl& control) {
+                    const RunContext& control) {
   check_property(network, property);
   const Deadline deadline(control.time_limit, control.stop);
   const std::string source =
@@ -609,6 +609,11 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
     result.status = proven ? VerifyStatus::kUnsat : limit_hit ? VerifyStatus::kTimeout : VerifyStatus::kUnknown;
   result.seconds = deadline.elapsed();
   return result;
+}
+
+VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
+                    const RunControl& control) {
+  return verify(network, property, options, RunContext(control));
 }
 
 }  // namespace reluopt

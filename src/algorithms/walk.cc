@@ -223,15 +223,15 @@ void report_progress(const Problem& problem, const RunContext& control, const De
 // The end over several processes: the lead sums the walks and LPs and takes every process's best point.
 void gather(const Problem& problem, Peers& peers, const Deadline& deadline, WalkShared& shared, SolveResult& result) {
   RunTally tally;
-  tally.lps = result.lps;
+  tally.lps = result.run.lps;
   if (const std::optional<EvaluatedPoint> best = shared.incumbent.best()) tally.best_points.push_back(best->x);
   const RunTally all = peers.finish(tally, deadline);
-  result.walks = peers.sum({result.walks}, deadline)[0];
-  result.lps = all.lps;
+  result.walk.walks = peers.sum({result.walk.walks}, deadline)[0];
+  result.run.lps = all.lps;
   for (const Eigen::VectorXd& x : all.best_points) shared.incumbent.offer(evaluate_point(problem, x));
-  result.ranks = peers.size();
-  result.ranks_finished = peers.finished();
-  result.communication_seconds = peers.communication_seconds();
+  result.distributed.ranks = peers.size();
+  result.distributed.ranks_finished = peers.finished();
+  result.distributed.communication_seconds = peers.communication_seconds();
 }
 
 }  // namespace
@@ -275,13 +275,13 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   workers.join();
   SolveResult result;
   result.method = method_name(Method::kWalk);
-  result.walks = shared.walks.load();
-  result.lps = shared.lps.load();
+  result.walk.walks = shared.walks.load();
+  result.run.lps = shared.lps.load();
   if (peers != nullptr) gather(problem, *peers, deadline, shared, result);
-  result.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
-  result.seed = options.seed;
-  result.threads = threads;
-  result.seconds = deadline.elapsed();
+  result.run.concave_neurons = options.relax_concave ? count_neurons(problem.concave) : 0;
+  result.run.seed = options.seed;
+  result.run.threads = threads;
+  result.run.seconds = deadline.elapsed();
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : deadline.expired()   ? StopReason::kTimeLimit
                                              : StopReason::kCompleted;

@@ -109,7 +109,7 @@ SolveResult unscale_result(SolveResult result, const ScaledProblem& scaled, cons
   if (result.bound) *result.bound *= sigma;
   for (auto* series : {&result.trajectory, &result.bound_trajectory})
     for (auto& [seconds, value] : *series) value *= sigma;
-  for (auto& [index, value] : result.sample_values) value *= sigma;
+  for (auto& [index, value] : result.sampling.values) value *= sigma;
   if (result.stop_rule) {
     StopRuleReport& rule = *result.stop_rule;
     for (double* value : {&rule.eps, &rule.estimate, &rule.lower, &rule.upper}) *value *= sigma;

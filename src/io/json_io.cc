@@ -51,28 +51,28 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["outputs"] = found ? vector_json(result.outputs) : json::array();
   out["bound"] = result.bound ? json(*result.bound) : json(nullptr);
   out["gap"] = result.gap ? json(*result.gap) : json(nullptr);
-  out["nodes"] = result.nodes;
-  out["local_searches"] = result.local_searches;
-  out["mips"] = result.mips;
-  out["gradient_steps"] = result.gradient_steps;
-  out["perturbations"] = result.perturbations;
-  out["walks"] = result.walks;
-  out["samples"] = result.samples;
-  out["lps"] = result.lps;
-  out["duplicate_patterns"] = result.duplicate_patterns;
-  out["concave_neurons"] = result.concave_neurons;
-  out["lp_failures"] = result.lp_failures;
+  out["nodes"] = result.run.nodes;
+  out["local_searches"] = result.enhanced.local_searches;
+  out["mips"] = result.enhanced.local_mips;
+  out["gradient_steps"] = result.gradient.steps;
+  out["perturbations"] = result.gradient.perturbations;
+  out["walks"] = result.walk.walks;
+  out["samples"] = result.sampling.samples;
+  out["lps"] = result.run.lps;
+  out["duplicate_patterns"] = result.sampling.duplicate_patterns;
+  out["concave_neurons"] = result.run.concave_neurons;
+  out["lp_failures"] = result.sampling.lp_failures;
   out["stopped_by"] = stop_reason_name(result.stopped_by);
-  out["seconds"] = result.seconds;
+  out["seconds"] = result.run.seconds;
   out["load_seconds"] = info.load_seconds;
-  out["seed"] = result.seed;
-  out["threads"] = result.threads;
-  if (result.ranks > 1) {
-    out["ranks"] = result.ranks;
-    out["ranks_finished"] = result.ranks_finished;
-    out["communication_seconds"] = result.communication_seconds;
+  out["seed"] = result.run.seed;
+  out["threads"] = result.run.threads;
+  if (result.distributed.ranks > 1) {
+    out["ranks"] = result.distributed.ranks;
+    out["ranks_finished"] = result.distributed.ranks_finished;
+    out["communication_seconds"] = result.distributed.communication_seconds;
   }
-  out["version"] = result.version;
+  out["version"] = result.run.version;
   out["model"] = info.model;
   out["domain"] = info.domain;
   out["objective_function"] = info.objective;
@@ -88,11 +88,11 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["prover"] = result.prover.empty() ? json(nullptr) : json(result.prover);
   out["solver_failure"] = result.solver_failure.empty() ? json(nullptr) : json(result.solver_failure);
   out["proof_check"] = result.proof_check.empty() ? json(nullptr) : json(result.proof_check);
-  if (!result.bound_method.empty()) {
-    out["formulation"] = {{"bounds", result.bound_method},
-                          {"binaries", result.binaries},
-                          {"partitions", result.partitions},
-                          {"warm_start", result.warm_started}};
+  if (!result.mip.bound_method.empty()) {
+    out["formulation"] = {{"bounds", result.mip.bound_method},
+                          {"binaries", result.mip.binaries},
+                          {"partitions", result.mip.partitions},
+                          {"warm_start", result.mip.warm_started}};
   }
   return out.dump(2) + "\n";
 }
@@ -109,7 +109,7 @@ void write_values_csv(const SolveResult& result, const std::string& path) {
   std::ostringstream out;
   out << "sample,value\n";
   out.precision(17);
-  for (const auto& [index, value] : result.sample_values) out << index << ',' << value << '\n';
+  for (const auto& [index, value] : result.sampling.values) out << index << ',' << value << '\n';
   write_output_file(path, out.str(), "the sample values");
 }
 

@@ -59,7 +59,7 @@ TEST_P(Bab, EveryNodeLimitLeavesAValidBound) {
     o.bab.node_limit = limit;
     const SolveResult r = solve(net_, domain_, objective_, o);
     expect_valid(r, exact);
-    EXPECT_LE(r.nodes, limit);
+    EXPECT_LE(r.run.nodes, limit);
   }
 }
 

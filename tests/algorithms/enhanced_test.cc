@@ -138,8 +138,8 @@ TEST(Enhanced, SameSeedAndThreadsGiveTheSameAnswer) {
     const SolveResult a = solve(net, Domain::unit_box(10), Objective::output(1), enhanced(60, LocalSearch::kFlip, 3, threads));
     const SolveResult b = solve(net, Domain::unit_box(10), Objective::output(1), enhanced(60, LocalSearch::kFlip, 3, threads));
     EXPECT_EQ(a.x, b.x);
-    EXPECT_EQ(a.lps, b.lps);
-    EXPECT_EQ(a.local_searches, b.local_searches);
+    EXPECT_EQ(a.run.lps, b.run.lps);
+    EXPECT_EQ(a.enhanced.local_searches, b.enhanced.local_searches);
     EXPECT_EQ(a.method, "enhanced");
   }
 }
@@ -152,8 +152,8 @@ TEST(Enhanced, BeatsOrMatchesSamplingOnTheSameSamples) {
   const SolveResult plain = solve(net, Domain::unit_box(12), Objective::output(1), sampling);
   const SolveResult better = solve(net, Domain::unit_box(12), Objective::output(1), enhanced(100, LocalSearch::kFlip));
   EXPECT_GE(better.objective, plain.objective - 1e-12);
-  EXPECT_GT(better.local_searches, 0);
-  EXPECT_GT(better.mips, 0);
+  EXPECT_GT(better.enhanced.local_searches, 0);
+  EXPECT_GT(better.enhanced.local_mips, 0);
 }
 
 // --mip-share: Algorithm 2's samples (the count ends them well inside the time share), then the big-M MIP from
@@ -172,8 +172,8 @@ TEST(Enhanced, MipShareEndsWithAProvenBound) {
     const SolveResult result = solve(net, domain, objective, options, control);
     ASSERT_TRUE(result.bound.has_value());
     EXPECT_EQ(result.status, SolveStatus::kOptimal);
-    EXPECT_EQ(result.samples, 20);
-    EXPECT_TRUE(result.warm_started);
+    EXPECT_EQ(result.sampling.samples, 20);
+    EXPECT_TRUE(result.mip.warm_started);
     EXPECT_NEAR(result.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
     EXPECT_NEAR(*result.bound, exact, 1e-6 * std::max(1.0, std::abs(exact)));
     EXPECT_DOUBLE_EQ(result.objective, objective.value(net.forward(result.x)));
@@ -216,7 +216,7 @@ TEST(Enhanced, TimedRunUsesTheWholeLimitUnlessItProves) {
   ASSERT_NE(result.status, SolveStatus::kNoSolution);
   if (result.status != SolveStatus::kOptimal) {
     EXPECT_EQ(result.stopped_by, StopReason::kTimeLimit);
-    EXPECT_GE(result.seconds, 0.95 * control.time_limit);
+    EXPECT_GE(result.run.seconds, 0.95 * control.time_limit);
   }
 }
 

@@ -83,7 +83,7 @@ TEST(Gradient, FindsTheTinyNetworkMaximumAndMinimum) {
   testing::expect_tiny_network_optima(gradient(10, 1));
   testing::expect_tiny_network_optima(gradient(10, 2));
   const SolveResult r = solve(testing::tiny_network(), Domain::unit_box(2), Objective::output(1), gradient(10, 1));
-  EXPECT_GT(r.gradient_steps, 0);
+  EXPECT_GT(r.gradient.steps, 0);
 }
 
 TEST(Gradient, SameSeedAndThreadsGiveTheSameAnswer) {
@@ -93,8 +93,8 @@ TEST(Gradient, SameSeedAndThreadsGiveTheSameAnswer) {
     const SolveResult b = solve(net, Domain::unit_box(8), Objective::output(1), gradient(40, threads, 9));
     EXPECT_EQ(a.objective, b.objective);
     EXPECT_EQ(a.x, b.x);
-    EXPECT_EQ(a.gradient_steps, b.gradient_steps);
-    EXPECT_EQ(a.perturbations, b.perturbations);
+    EXPECT_EQ(a.gradient.steps, b.gradient.steps);
+    EXPECT_EQ(a.gradient.perturbations, b.gradient.perturbations);
   }
 }
 
@@ -130,7 +130,7 @@ TEST(Gradient, StaysInsideAPolytopeWithRows) {
   const Domain domain = testing::random_polytope(5, 8, 6);
   const SolveResult r = solve(net, domain, Objective::output(1), gradient(50, 2, 3));
   testing::expect_honest(net, domain, Objective::output(1), r);
-  EXPECT_GT(r.gradient_steps, 0);
+  EXPECT_GT(r.gradient.steps, 0);
 }
 
 TEST(Gradient, EndsAtItsTimeLimitAndAtAStopRequest) {

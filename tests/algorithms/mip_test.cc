@@ -116,8 +116,8 @@ TEST(Mip, WarmStartIsUsedAndNeverWorsensTheAnswer) {
   sampling_only.threads = options.threads;
   sampling_only.seed = 4;
   const SolveResult sampled = solve(net, Domain::unit_box(6), Objective::output(1), sampling_only);
-  EXPECT_TRUE(warm.warm_started);
-  EXPECT_EQ(warm.samples, 200);
+  EXPECT_TRUE(warm.mip.warm_started);
+  EXPECT_EQ(warm.sampling.samples, 200);
   EXPECT_GE(warm.objective, sampled.objective - 1e-12);
   ASSERT_TRUE(warm.bound.has_value());
   EXPECT_GE(*warm.bound, warm.objective);
@@ -207,7 +207,7 @@ TEST_P(MipWithoutStart, EndsWithAForwardPassPoint) {
   const SolveResult r = run(5);
   ASSERT_NE(r.status, SolveStatus::kNoSolution);
   EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
-  EXPECT_FALSE(r.warm_started);  // warm_started means a given start or the paper's warm start only
+  EXPECT_FALSE(r.mip.warm_started);  // warm_started means a given start or the paper's warm start only
   EXPECT_DOUBLE_EQ(r.objective, objective_.value(net_.forward(r.x)));
   EXPECT_LE(domain_.max_violation(r.x), 1e-12);
   // At least as good as the interior point, and recorded in the anytime profile.

@@ -28,8 +28,8 @@ TEST(Portfolio, IsTheDefaultAndAscendsEverySample) {
   const Network net = testing::random_network(6, {20, 20}, 1, 8);
   const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), portfolio(30, 1, 2));
   EXPECT_EQ(r.method, "enhanced");
-  EXPECT_GT(r.gradient_steps, 0);
-  EXPECT_GT(r.local_searches, 0);
+  EXPECT_GT(r.gradient.steps, 0);
+  EXPECT_GT(r.enhanced.local_searches, 0);
   testing::expect_honest(net, Domain::unit_box(6), Objective::output(1), r);
 }
 
@@ -38,8 +38,8 @@ TEST(Portfolio, WithoutStepsIsThePapersAlgorithm2) {
   options.gradient.ascent_steps = 0;
   const Network net = testing::random_network(6, {20, 20}, 1, 8);
   const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), options);
-  EXPECT_EQ(r.gradient_steps, 0);
-  EXPECT_GT(r.local_searches, 0);
+  EXPECT_EQ(r.gradient.steps, 0);
+  EXPECT_GT(r.enhanced.local_searches, 0);
 }
 
 // The stopping rule fits the tail of the uniform samples' region values, so under it the samples do not climb.
@@ -48,7 +48,7 @@ TEST(Portfolio, StopRuleRunsWithoutTheAscent) {
   options.sampling.stop_rule = StopRuleOptions{0.01, 0.05};
   const Network net = testing::random_network(3, {10, 10}, 1, 8);
   const SolveResult r = solve(net, Domain::unit_box(3), Objective::output(1), options);
-  EXPECT_EQ(r.gradient_steps, 0);
+  EXPECT_EQ(r.gradient.steps, 0);
   EXPECT_TRUE(r.stop_rule.has_value());
 }
 
@@ -69,7 +69,7 @@ TEST(Portfolio, SharesOneIncumbentWithTheGradientAscent) {
     const SolveResult p = solve(net, domain, Objective::output(1), portfolio(25, 1, seed));
     testing::expect_honest(net, domain, Objective::output(1), p);
     EXPECT_GE(p.objective, g.objective - 1e-9 * std::max(1.0, std::abs(g.objective))) << seed;
-    EXPECT_EQ(p.gradient_steps, g.gradient_steps) << seed;
+    EXPECT_EQ(p.gradient.steps, g.gradient.steps) << seed;
   }
 }
 
@@ -82,8 +82,8 @@ TEST(Portfolio, SameSeedAndThreadsGiveTheSameAnswer) {
     const SolveResult b = solve(net, Domain::unit_box(8), minimize, portfolio(40, threads, 9));
     EXPECT_EQ(a.objective, b.objective);
     EXPECT_EQ(a.x, b.x);
-    EXPECT_EQ(a.gradient_steps, b.gradient_steps);
-    EXPECT_EQ(a.local_searches, b.local_searches);
+    EXPECT_EQ(a.gradient.steps, b.gradient.steps);
+    EXPECT_EQ(a.enhanced.local_searches, b.enhanced.local_searches);
   }
 }
 
@@ -116,7 +116,7 @@ TEST(Portfolio, TimedRunEndsWithTheProvenOptimum) {
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   EXPECT_NEAR(*r.bound, exact, 1e-6 * std::max(1.0, std::abs(exact)));
   EXPECT_NEAR(r.objective, exact, 1e-6 * std::max(1.0, std::abs(exact)));
-  EXPECT_GT(r.gradient_steps, 0);
+  EXPECT_GT(r.gradient.steps, 0);
 }
 
 // The split rule (docs/MATH.md §17): one walking thread only in a timed run on wide inputs with two threads or more.
@@ -151,9 +151,9 @@ TEST(Portfolio, WideTimedRunKeepsTheWalksPointsAndProves) {
   options.enhanced.mip_share = 0.99;
   const SolveResult r = solve(net, domain, Objective::output(1), options, control);
   testing::expect_honest(net, domain, Objective::output(1), r);
-  EXPECT_EQ(r.threads, 2);
-  EXPECT_GT(r.walks, 0);
-  EXPECT_GT(r.gradient_steps, 0);
+  EXPECT_EQ(r.run.threads, 2);
+  EXPECT_GT(r.walk.walks, 0);
+  EXPECT_GT(r.gradient.steps, 0);
   ASSERT_TRUE(r.bound.has_value());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
   EXPECT_NEAR(r.objective, *r.bound, 1e-6 * std::max(1.0, std::abs(*r.bound)));

@@ -28,10 +28,10 @@ TEST(Sampling, FindsTheTinyNetworkMaximum) {
   EXPECT_NEAR(r.objective, 2.5, 1e-9);
   EXPECT_NEAR(r.x[0], 1.0, 1e-9);
   EXPECT_NEAR(r.x[1], 0.0, 1e-9);
-  EXPECT_EQ(r.samples, 50);
+  EXPECT_EQ(r.sampling.samples, 50);
   // The tiny network has at most 4 regions: almost every sample repeats a pattern.
-  EXPECT_LE(r.lps, 4);
-  EXPECT_EQ(r.lps + r.duplicate_patterns, r.samples);
+  EXPECT_LE(r.run.lps, 4);
+  EXPECT_EQ(r.run.lps + r.sampling.duplicate_patterns, r.sampling.samples);
   EXPECT_EQ(r.method, "sampling");
 }
 
@@ -51,9 +51,9 @@ TEST(Sampling, SameSeedAndThreadsGiveTheSameAnswer) {
     const SolveResult b = solve(net, Domain::unit_box(8), Objective::output(1), sampling(200, threads, 9));
     EXPECT_EQ(a.objective, b.objective);
     EXPECT_EQ(a.x, b.x);
-    EXPECT_EQ(a.lps, b.lps);
-    EXPECT_EQ(a.duplicate_patterns, b.duplicate_patterns);
-    EXPECT_EQ(a.threads, threads);
+    EXPECT_EQ(a.run.lps, b.run.lps);
+    EXPECT_EQ(a.sampling.duplicate_patterns, b.sampling.duplicate_patterns);
+    EXPECT_EQ(a.run.threads, threads);
   }
 }
 
@@ -65,7 +65,7 @@ TEST(Sampling, MultiOutputObjectiveOnAPolytope) {
   objective.constant = -1.0;
   const SolveResult r = solve(net, domain, objective, sampling(300, 2, 1));
   testing::expect_honest(net, domain, objective, r);
-  EXPECT_GT(r.lps, 0);
+  EXPECT_GT(r.run.lps, 0);
 }
 
 TEST(Sampling, AnAffineNetworkIsSolvedToOptimality) {
@@ -86,7 +86,7 @@ TEST(Sampling, StopRequestBeforeStartReturnsNoSolution) {
   control.stop = &stop;
   const SolveResult r = solve(net, Domain::unit_box(2), Objective::output(1), sampling(100, 2), control);
   EXPECT_EQ(r.status, SolveStatus::kNoSolution);
-  EXPECT_EQ(r.samples, 0);
+  EXPECT_EQ(r.sampling.samples, 0);
   EXPECT_EQ(r.stopped_by, StopReason::kInterrupted);
 }
 
@@ -103,7 +103,7 @@ TEST(Sampling, TimeLimitEndsALongRun) {
   const SolveResult r = solve(net, Domain::unit_box(20), Objective::output(1), sampling(100000000, 2), control);
   EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
   EXPECT_EQ(r.status, SolveStatus::kFeasible);
-  EXPECT_LT(r.samples, 100000000);
+  EXPECT_LT(r.sampling.samples, 100000000);
   EXPECT_GT(progress_calls, 0);
 }
 
@@ -129,11 +129,11 @@ TEST(SamplingValues, OneValuePerSampleAndTheBestIsTheObjective) {
     options.sampling.record_values = true;
     options.threads = 2;
     const SolveResult r = solve(net, Domain::unit_box(6), Objective::output(1), options);
-    ASSERT_EQ(r.sample_values.size(), 300u);
+    ASSERT_EQ(r.sampling.values.size(), 300u);
     double best = -kInfinity;
-    for (std::size_t i = 0; i < r.sample_values.size(); ++i) {
-      EXPECT_EQ(r.sample_values[i].first, static_cast<long>(i));
-      best = std::max(best, r.sample_values[i].second);
+    for (std::size_t i = 0; i < r.sampling.values.size(); ++i) {
+      EXPECT_EQ(r.sampling.values[i].first, static_cast<long>(i));
+      best = std::max(best, r.sampling.values[i].second);
     }
     EXPECT_NEAR(best, r.objective, 1e-9 * std::max(1.0, std::abs(r.objective)));
     ASSERT_FALSE(r.trajectory.empty());
@@ -155,7 +155,7 @@ TEST(SamplingValues, MinimizationValuesAreInTheUsersSense) {
   minimize.sense = Sense::kMinimize;
   const SolveResult r = solve(net, Domain::unit_box(4), minimize, options);
   double lowest = kInfinity;
-  for (const auto& [index, value] : r.sample_values) lowest = std::min(lowest, value);
+  for (const auto& [index, value] : r.sampling.values) lowest = std::min(lowest, value);
   EXPECT_NEAR(lowest, r.objective, 1e-9 * std::max(1.0, std::abs(r.objective)));
 }
 

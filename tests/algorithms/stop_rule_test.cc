@@ -35,7 +35,7 @@ const Network& small_network() {
 
 std::vector<double> values_of(const SolveResult& r, double sign) {
   std::vector<double> values;
-  for (const auto& [index, value] : r.sample_values) values.push_back(sign * value);
+  for (const auto& [index, value] : r.sampling.values) values.push_back(sign * value);
   return values;
 }
 
@@ -49,8 +49,8 @@ TEST_P(StopRuleMethods, StopsBeforeTheCapOnTheRuleOfSamplesBelowTheCheckpoint) {
   const StopRuleReport& rule = *r.stop_rule;
   EXPECT_EQ(rule.verdict, StopRuleVerdict::kStopped);
   EXPECT_EQ(r.stopped_by, StopReason::kStopRule);
-  EXPECT_LT(r.samples, cap);
-  EXPECT_EQ(r.samples, rule.samples_at_decision);
+  EXPECT_LT(r.sampling.samples, cap);
+  EXPECT_EQ(r.sampling.samples, rule.samples_at_decision);
   EXPECT_GT(rule.checks, 1);
   EXPECT_EQ(rule.eps, 0.001);
   EXPECT_EQ(rule.delta, 0.05);
@@ -60,8 +60,9 @@ TEST_P(StopRuleMethods, StopsBeforeTheCapOnTheRuleOfSamplesBelowTheCheckpoint) {
   EXPECT_GE(rule.estimate, rule.lower);
   EXPECT_GE(rule.upper, rule.estimate);
   // X_i of exactly samples 0..n-1, and the rule on them is the decision the run took.
-  ASSERT_EQ(r.sample_values.size(), static_cast<std::size_t>(r.samples));
-  for (std::size_t i = 0; i < r.sample_values.size(); ++i) ASSERT_EQ(r.sample_values[i].first, static_cast<long>(i));
+  ASSERT_EQ(r.sampling.values.size(), static_cast<std::size_t>(r.sampling.samples));
+  for (std::size_t i = 0; i < r.sampling.values.size(); ++i)
+    ASSERT_EQ(r.sampling.values[i].first, static_cast<long>(i));
   const StoppingDecision again = stopping_rule(values_of(r, 1.0), rule.eps, rule.delta);
   EXPECT_TRUE(again.stop);
   EXPECT_EQ(family_name(again.family), rule.family);
@@ -74,10 +75,10 @@ TEST_P(StopRuleMethods, SameSeedAndThreadsGiveTheSameRun) {
   const SolveOptions options = with_stop_rule(GetParam(), 0.001, 20000, 2, 7);
   const SolveResult a = solve(small_network(), Domain::unit_box(3), Objective::output(1), options);
   const SolveResult b = solve(small_network(), Domain::unit_box(3), Objective::output(1), options);
-  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_EQ(a.sampling.samples, b.sampling.samples);
   EXPECT_EQ(a.x, b.x);
   EXPECT_EQ(a.objective, b.objective);
-  EXPECT_EQ(a.sample_values, b.sample_values);
+  EXPECT_EQ(a.sampling.values, b.sampling.values);
   EXPECT_EQ(a.stopped_by, StopReason::kStopRule);
   ASSERT_TRUE(a.stop_rule && b.stop_rule);
   EXPECT_EQ(a.stop_rule->checks, b.stop_rule->checks);
@@ -114,10 +115,10 @@ TEST(StopRule, TheCapComesFirst) {
   ASSERT_TRUE(r.stop_rule);
   EXPECT_EQ(r.stop_rule->verdict, StopRuleVerdict::kNotReached);
   EXPECT_EQ(r.stopped_by, StopReason::kCompleted);
-  EXPECT_EQ(r.samples, 300);
+  EXPECT_EQ(r.sampling.samples, 300);
   EXPECT_EQ(r.stop_rule->checks, 6);
   EXPECT_EQ(r.stop_rule->samples_at_decision, 250);
-  EXPECT_EQ(r.sample_values.size(), 300u);
+  EXPECT_EQ(r.sampling.values.size(), 300u);
 }
 
 TEST(StopRule, NoFitOnEqualValues) {
@@ -130,7 +131,7 @@ TEST(StopRule, NoFitOnEqualValues) {
   EXPECT_EQ(r.stop_rule->verdict, StopRuleVerdict::kNoFit);
   EXPECT_FALSE(r.stop_rule->fitted);
   EXPECT_EQ(r.stop_rule->checks, 6);
-  EXPECT_EQ(r.samples, 300);
+  EXPECT_EQ(r.sampling.samples, 300);
 }
 
 TEST(StopRule, RejectsBadOptions) {

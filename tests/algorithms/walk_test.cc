@@ -23,7 +23,7 @@ TEST(Walk, FindsTheTinyNetworkMaximumAndMinimum) {
   testing::expect_tiny_network_optima(walk(5, 1));
   testing::expect_tiny_network_optima(walk(5, 2));
   const SolveResult r = solve(testing::tiny_network(), Domain::unit_box(2), Objective::output(1), walk(5, 1));
-  EXPECT_GE(r.walks, 1);
+  EXPECT_GE(r.walk.walks, 1);
 }
 
 TEST(Walk, SameSeedOnOneThreadGivesTheSameAnswer) {
@@ -32,7 +32,7 @@ TEST(Walk, SameSeedOnOneThreadGivesTheSameAnswer) {
   const SolveResult b = solve(net, Domain::unit_box(8), Objective::output(1), walk(6, 1, 9));
   EXPECT_EQ(a.objective, b.objective);
   EXPECT_EQ(a.x, b.x);
-  EXPECT_EQ(a.walks, b.walks);
+  EXPECT_EQ(a.walk.walks, b.walk.walks);
 }
 
 class WalkSmall : public testing::SmallProblemTest {};
@@ -81,7 +81,7 @@ TEST(Walk, ADeadlinePastAtTheStartSolvesNoLpAndReturnsAnHonestPoint) {
   const Deadline past(0.0, nullptr);
   const SolveResult r = run_walk(problem, walk(1000000, 2), past, RunControl{});
   EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
-  EXPECT_EQ(r.lps, 0);
+  EXPECT_EQ(r.run.lps, 0);
   testing::expect_honest(net, Domain::unit_box(40), Objective::output(1), r);
 }
 

@@ -16,6 +16,6 @@ int main() {
   const SolveResult result = solve(network, Domain::unit_box(1), Objective::output(1, 0), options);
   std::printf("reluopt %s: objective %.6f\n", RELUOPT_VERSION, result.objective);
   const bool ok = result.objective > 0.5 - 1e-9 && result.objective < 0.5 + 1e-9 &&
-                  std::strcmp(RELUOPT_VERSION, result.version.c_str()) == 0;
+                  std::strcmp(RELUOPT_VERSION, result.run.version.c_str()) == 0;
   return ok ? 0 : 1;
 }

@@ -127,7 +127,7 @@ TEST(Scaling, ResultValuesAreScaledBack) {
   result.bound = 2.0;
   result.trajectory = {{0.1, 1.0}};
   result.bound_trajectory = {{0.2, 3.0}};
-  result.sample_values = {{0, 0.75}};
+  result.sampling.values = {{0, 0.75}};
   const SolveResult back = unscale_result(result, scaled, p.network, p.domain, p.objective);
   const double sigma = scaled.value_scale;
   EXPECT_EQ(back.x, scaled.original_x(result.x));
@@ -135,7 +135,7 @@ TEST(Scaling, ResultValuesAreScaledBack) {
   EXPECT_EQ(*back.bound, 2.0 * sigma);
   EXPECT_EQ(back.trajectory[0].second, sigma);
   EXPECT_EQ(back.bound_trajectory[0].second, 3.0 * sigma);
-  EXPECT_EQ(back.sample_values[0].second, 0.75 * sigma);
+  EXPECT_EQ(back.sampling.values[0].second, 0.75 * sigma);
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ void solve_with_little_address_space() {
     options.threads = 1000;
     options.sampling.samples = 1000;
     const SolveResult r = solve(net, box, objective, options);
-    if (r.status == SolveStatus::kNoSolution || r.threads < 1 || r.threads >= 1000) std::exit(4);
+    if (r.status == SolveStatus::kNoSolution || r.run.threads < 1 || r.run.threads >= 1000) std::exit(4);
     if (method == Method::kBab) proven = r.status == SolveStatus::kOptimal;
   }
   std::exit(proven ? 0 : 5);
