@@ -110,7 +110,8 @@ int run_formulate(const CliOptions& options, double time_limit, std::atomic<bool
   const MipFormulation f = model_formulation(reduced, solve, deadline);
   const std::string& out = *options.out_file;
   const bool lp = out.size() > 3 && out.compare(out.size() - 3, 3, ".lp") == 0;
-  write_output_file(out, lp ? to_lp_format(f.model, model.sense) : to_free_mps(f.model, model.sense), "the formulation");
+  const std::string text = lp ? to_lp_format(f.model, model.sense) : to_free_mps(f.model, model.sense);
+  write_output_file(out, text, "the formulation");
   output_begins();
   int integer_inputs = 0;
   for (bool integer : reduced.integer) integer_inputs += integer ? 1 : 0;

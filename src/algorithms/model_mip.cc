@@ -128,7 +128,8 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   }
   const auto offer_columns = [&](const double* values) {
     Eigen::VectorXd u(static_cast<Eigen::Index>(formulation.input.size()));
-    for (std::size_t i = 0; i < formulation.input.size(); ++i) u[static_cast<Eigen::Index>(i)] = values[formulation.input[i]];
+    for (std::size_t i = 0; i < formulation.input.size(); ++i)
+      u[static_cast<Eigen::Index>(i)] = values[formulation.input[i]];
     incumbent.offer(std::move(u));
   };
   mip.on_solution = offer_columns;
@@ -143,7 +144,8 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   result.run.nodes = solution.nodes;
   result.mip.bound_method = bound_method_name(options.mip.bounds.method);
   // Binaries of unstable neurons, as for one network: the integer inputs are the model's own variables.
-  result.mip.binaries = formulation.model.num_integer() - static_cast<int>(std::count(reduced.integer.begin(), reduced.integer.end(), true));
+  const auto integer_inputs = std::count(reduced.integer.begin(), reduced.integer.end(), true);
+  result.mip.binaries = formulation.model.num_integer() - static_cast<int>(integer_inputs);
   result.run.concave_neurons = formulation.concave;
   result.mip.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
   const bool completed = solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible;

@@ -37,7 +37,8 @@ ModelResult run_on_composite(const Model& model, const ReducedModel& reduced, co
       result.x.resize(0);
     }
   }
-  if (result.bound && !reduced.plain()) *result.bound += reduced.objective.sign() * 5e-10 * std::max(1.0, std::abs(*result.bound));
+  if (result.bound && !reduced.plain())
+    *result.bound += reduced.objective.sign() * 5e-10 * std::max(1.0, std::abs(*result.bound));
   result.gap.reset();
   if (result.status == SolveStatus::kOptimal) result.status = SolveStatus::kFeasible;
   close_gap(result);
