@@ -112,6 +112,8 @@ int run_formulate(const CliOptions& options, double time_limit, std::atomic<bool
   const bool lp = out.size() > 3 && out.compare(out.size() - 3, 3, ".lp") == 0;
   const std::string text = lp ? to_lp_format(f.model, model.sense) : to_free_mps(f.model, model.sense);
   write_output_file(out, text, "the formulation");
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", deadline.elapsed());
   output_begins();
   int integer_inputs = 0;
   for (bool integer : reduced.integer) integer_inputs += integer ? 1 : 0;
@@ -119,8 +121,7 @@ int run_formulate(const CliOptions& options, double time_limit, std::atomic<bool
             << "  written     " << out << (lp ? " (CPLEX LP)" : " (free MPS)") << "\n"
             << "  size        " << f.model.num_cols() << " columns (" << f.model.num_integer() - integer_inputs
             << " binaries, " << integer_inputs << " integer inputs), " << f.model.num_rows() << " rows\n"
-            << "  bounds      " << bound_method_name(solve.mip.bounds.method) << " ("
-            << number(deadline.elapsed()) << " s)\n"
+            << "  bounds      " << bound_method_name(solve.mip.bounds.method) << " (" << seconds << " s)\n"
             << "  inputs      columns x0.. are u, the variables left after equalities (docs/PROBLEM.md §2)\n";
   return 0;
 }
