@@ -8,6 +8,7 @@
 
 #include "algorithms/model_mip.h"
 #include "core/model_reduction.h"
+#include "core/number_text.h"
 #include "formulation/model_file.h"
 #include "io/output_file.h"
 #include "reluopt/error.h"
@@ -21,15 +22,9 @@ namespace reluopt::cli {
 
 namespace {
 
-std::string number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
 std::string array(const Eigen::VectorXd& values) {
   std::string out = "[";
-  for (Eigen::Index i = 0; i < values.size(); ++i) out += (i ? ", " : "") + number(values[i]);
+  for (Eigen::Index i = 0; i < values.size(); ++i) out += (i ? ", " : "") + round_trip_text(values[i]);
   return out + "]";
 }
 

@@ -11,6 +11,7 @@
 
 #include "algorithms/solve_in_context.h"
 #include "cli_options.h"
+#include "core/number_text.h"
 #include "core/peers.h"
 #include "io/output_file.h"
 #include "reluopt/error.h"
@@ -73,19 +74,15 @@ VerifyCommandOptions parse_verify_arguments(const std::vector<std::string>& args
   return options;
 }
 
-std::string number(double value) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-
 // The VNN-COMP result: the status line, and for sat every X_i then every Y_j.
 std::string result_text(const VerifyResult& result) {
   std::string text = verify_status_name(result.status) + "\n";
   if (result.status != VerifyStatus::kSat) return text;
   std::string items;
-  for (Eigen::Index i = 0; i < result.x.size(); ++i) items += "(X_" + std::to_string(i) + " " + number(result.x[i]) + ")\n";
-  for (Eigen::Index j = 0; j < result.y.size(); ++j) items += "(Y_" + std::to_string(j) + " " + number(result.y[j]) + ")\n";
+  for (Eigen::Index i = 0; i < result.x.size(); ++i)
+    items += "(X_" + std::to_string(i) + " " + round_trip_text(result.x[i]) + ")\n";
+  for (Eigen::Index j = 0; j < result.y.size(); ++j)
+    items += "(Y_" + std::to_string(j) + " " + round_trip_text(result.y[j]) + ")\n";
   items.pop_back();
   return text + "(" + items + ")\n";
 }
@@ -129,8 +126,8 @@ void print_cases(const VerifyResult& result) {
         (report.constraints_left_out == 0 ? ")" :
              ", " + std::to_string(report.constraints_left_out) + " of the least binding left out of the runs)");
     std::fprintf(stderr, "box %zu: best margin %s, proven bound %s, %.3f s%s\n", k,
-                 std::isfinite(report.best_margin) ? number(report.best_margin).c_str() : "none",
-                 report.bound ? number(*report.bound).c_str() : "none", report.seconds, folded.c_str());
+                 std::isfinite(report.best_margin) ? round_trip_text(report.best_margin).c_str() : "none",
+                 report.bound ? round_trip_text(*report.bound).c_str() : "none", report.seconds, folded.c_str());
   }
   std::fprintf(stderr, "%s in %.3f s\n", verify_status_name(result.status).c_str(), result.seconds);
 }

@@ -1,22 +1,15 @@
 #include "formulation/model_file.h"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <vector>
 
+#include "core/number_text.h"
 #include "reluopt/error.h"
 
 namespace reluopt {
 
 namespace {
-
-// Round-trip precision: a written number reads back as the same double.
-std::string number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
 
 constexpr const char* kConstantColumn = "objective_constant";
 
@@ -62,12 +55,13 @@ void mps_columns(const LinearModel& model, Sense sense, std::ostringstream& out)
       integer_block = integer;
     }
     const std::string name = model.col_name(j);
-    out << "    " << name << "  obj  " << number(written(model.objective()[j], sense)) << "\n";
+    out << "    " << name << "  obj  " << round_trip_text(written(model.objective()[j], sense)) << "\n";
     for (const ColumnEntry& e : columns[j])
-      if (!free_row(model, e.row)) out << "    " << name << "  " << model.row_name(e.row) << "  " << number(e.value) << "\n";
+      if (!free_row(model, e.row))
+        out << "    " << name << "  " << model.row_name(e.row) << "  " << round_trip_text(e.value) << "\n";
   }
   if (integer_block) out << "    MARKER  'MARKER'  'INTEND'\n";
-  out << "    " << kConstantColumn << "  obj  " << number(written(model.objective_constant(), sense)) << "\n";
+  out << "    " << kConstantColumn << "  obj  " << round_trip_text(written(model.objective_constant(), sense)) << "\n";
 }
 
 void mps_rhs_and_ranges(const LinearModel& model, std::ostringstream& out) {
@@ -77,9 +71,9 @@ void mps_rhs_and_ranges(const LinearModel& model, std::ostringstream& out) {
     if (free_row(model, r)) continue;
     const double lo = model.row_lower()[r], hi = model.row_upper()[r];
     const double rhs = std::isinf(lo) ? hi : lo;
-    if (rhs != 0.0) out << "    RHS  " << model.row_name(r) << "  " << number(rhs) << "\n";
+    if (rhs != 0.0) out << "    RHS  " << model.row_name(r) << "  " << round_trip_text(rhs) << "\n";
     if (!std::isinf(lo) && !std::isinf(hi) && lo != hi)
-      ranges << "    RNG  " << model.row_name(r) << "  " << number(hi - lo) << "\n";
+      ranges << "    RNG  " << model.row_name(r) << "  " << round_trip_text(hi - lo) << "\n";
   }
   if (!ranges.str().empty()) out << "RANGES\n" << ranges.str();
 }
@@ -90,15 +84,15 @@ void mps_bounds(const LinearModel& model, std::ostringstream& out) {
     const std::string name = model.col_name(j);
     const double lo = model.col_lower()[j], hi = model.col_upper()[j];
     if (lo == hi) {
-      out << " FX BND  " << name << "  " << number(lo) << "\n";
+      out << " FX BND  " << name << "  " << round_trip_text(lo) << "\n";
       continue;
     }
     if (std::isinf(lo) && std::isinf(hi)) {
       out << " FR BND  " << name << "\n";
       continue;
     }
-    out << (std::isinf(lo) ? " MI BND  " + name + "\n" : " LO BND  " + name + "  " + number(lo) + "\n");
-    out << (std::isinf(hi) ? " PL BND  " + name + "\n" : " UP BND  " + name + "  " + number(hi) + "\n");
+    out << (std::isinf(lo) ? " MI BND  " + name + "\n" : " LO BND  " + name + "  " + round_trip_text(lo) + "\n");
+    out << (std::isinf(hi) ? " PL BND  " + name + "\n" : " UP BND  " + name + "  " + round_trip_text(hi) + "\n");
   }
   out << " FX BND  " << kConstantColumn << "  1\n";
 }
@@ -109,7 +103,7 @@ std::string lp_terms(const std::vector<std::pair<std::string, double>>& terms) {
   int count = 0;
   for (const auto& [name, value] : terms) {
     out += (count > 0 && count % 8 == 0 ? "\n   " : "") + std::string(value < 0.0 ? " - " : " + ") +
-           number(std::abs(value)) + " " + name;
+           round_trip_text(std::abs(value)) + " " + name;
     ++count;
   }
   return out.empty() ? " 0 " + std::string(kConstantColumn) : out;
@@ -130,14 +124,14 @@ void lp_constraints(const LinearModel& model, std::ostringstream& out) {
     const double lo = model.row_lower()[r], hi = model.row_upper()[r];
     const std::string name = model.row_name(r);
     if (lo == hi) {
-      out << " " << name << ":" << terms << " = " << number(lo) << "\n";
+      out << " " << name << ":" << terms << " = " << round_trip_text(lo) << "\n";
     } else if (std::isinf(lo)) {
-      out << " " << name << ":" << terms << " <= " << number(hi) << "\n";
+      out << " " << name << ":" << terms << " <= " << round_trip_text(hi) << "\n";
     } else if (std::isinf(hi)) {
-      out << " " << name << ":" << terms << " >= " << number(lo) << "\n";
+      out << " " << name << ":" << terms << " >= " << round_trip_text(lo) << "\n";
     } else {
-      out << " " << name << "_lo:" << terms << " >= " << number(lo) << "\n";
-      out << " " << name << "_hi:" << terms << " <= " << number(hi) << "\n";
+      out << " " << name << "_lo:" << terms << " >= " << round_trip_text(lo) << "\n";
+      out << " " << name << "_hi:" << terms << " <= " << round_trip_text(hi) << "\n";
     }
   }
 }
@@ -148,12 +142,12 @@ void lp_bounds(const LinearModel& model, std::ostringstream& out) {
     const std::string name = model.col_name(j);
     const double lo = model.col_lower()[j], hi = model.col_upper()[j];
     if (lo == hi) {
-      out << " " << name << " = " << number(lo) << "\n";
+      out << " " << name << " = " << round_trip_text(lo) << "\n";
     } else if (std::isinf(lo) && std::isinf(hi)) {
       out << " " << name << " free\n";
     } else {
-      out << " " << (std::isinf(lo) ? std::string("-inf") : number(lo)) << " <= " << name << " <= "
-          << (std::isinf(hi) ? std::string("+inf") : number(hi)) << "\n";
+      out << " " << (std::isinf(lo) ? std::string("-inf") : round_trip_text(lo)) << " <= " << name << " <= "
+          << (std::isinf(hi) ? std::string("+inf") : round_trip_text(hi)) << "\n";
     }
   }
   out << " " << kConstantColumn << " = 1\n";
