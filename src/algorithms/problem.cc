@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "lp/linear_model.h"
 #include "reluopt/error.h"
@@ -53,7 +54,9 @@ Eigen::VectorXd chebyshev_centre(const Domain& domain) {
 
 }  // namespace
 
-Problem make_problem(const Network& network, Domain domain, Objective objective) {
+bool ModelRows::has_integers() const { return std::find(integer.begin(), integer.end(), true) != integer.end(); }
+
+Problem make_problem(const Network& network, Domain domain, Objective objective, ModelRows rows) {
   domain.validate(network.input_dim());
   objective.validate(network.output_dim());
   Eigen::VectorXd interior = 0.5 * (domain.lower + domain.upper);
@@ -62,8 +65,13 @@ Problem make_problem(const Network& network, Domain domain, Objective objective)
   }
   NeuronBounds interval = interval_bounds(network, domain);
   FreeMask concave = concave_neurons(network, objective, interval);
-  return Problem{network,           std::move(domain),   std::move(objective),
-                 std::move(interior), std::move(interval), std::move(concave)};
+  if (rows.has_output_rows() && (rows.output_rows.cols() != network.output_dim() ||
+                                 rows.output_rhs.size() != rows.output_rows.rows()))
+    throw Error("output rows do not match the network's " + std::to_string(network.output_dim()) + " outputs");
+  if (!rows.integer.empty() && static_cast<int>(rows.integer.size()) != network.input_dim())
+    throw Error("integer flags do not match the network's " + std::to_string(network.input_dim()) + " inputs");
+  return Problem{network,           std::move(domain),   std::move(objective), std::move(interior),
+                 std::move(interval), std::move(concave), std::move(rows)};
 }
 
 EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x) {

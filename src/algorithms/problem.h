@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 #include <Eigen/Dense>
 
 #include "bounds/bounds.h"
@@ -10,7 +12,19 @@
 
 namespace reluopt {
 
-// A validated optimization problem: max (or min) g(x) = w^T f(x) + c over x in P.
+// What a model around networks (core/model_reduction.h) adds to max g(x) over P: rows C f(x) <= e on the network's
+// outputs and the coordinates of x that must be integral. Empty for the plain problem.
+struct ModelRows {
+  Eigen::MatrixXd output_rows;  // C
+  Eigen::VectorXd output_rhs;   // e
+  std::vector<bool> integer;    // per coordinate of x; empty when none is integral
+
+  bool has_output_rows() const { return output_rows.rows() > 0; }
+  bool has_integers() const;
+  bool empty() const { return !has_output_rows() && !has_integers(); }
+};
+
+// A validated optimization problem: max (or min) g(x) = w^T f(x) + c over x in P (and the model's rows).
 // make_problem() checks every piece against the network and that P is not empty (one LP when P has rows),
 // and computes what every method needs: a point strictly inside P, interval bounds and the concave neurons.
 struct Problem {
@@ -20,9 +34,10 @@ struct Problem {
   Eigen::VectorXd interior_point;  // the Chebyshev centre of P (the box centre for a box)
   NeuronBounds interval;           // interval bounds on every pre-activation
   FreeMask concave;                // the concave neurons under `interval` (formulation/pattern_lp.h)
+  ModelRows rows;                  // empty unless the problem is a reduced model
 };
 
-Problem make_problem(const Network& network, Domain domain, Objective objective);
+Problem make_problem(const Network& network, Domain domain, Objective objective, ModelRows rows = {});
 
 // A point of P with its forward value: the only way a method reports a solution.
 struct EvaluatedPoint {

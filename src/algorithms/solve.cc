@@ -104,6 +104,33 @@ SolveResult run_scaled(const Problem& problem, const SolveOptions& options, cons
 
 int abandoned_solver_threads() { return abandoned_mip_solves(); }
 
+bool method_takes_rows(Method method) {
+  switch (method) {
+    case Method::kSampling:
+    case Method::kEnhanced:
+    case Method::kBab:
+    case Method::kGradient:
+    case Method::kWalk:
+    case Method::kMip:
+    case Method::kMipCuts:
+    case Method::kPartition: return false;
+  }
+  return false;
+}
+
+SolveResult solve(const Network& network, const Domain& domain, const Objective& objective, ModelRows rows,
+                  const SolveOptions& options, const RunContext& context) {
+  if (rows.empty()) return solve(network, domain, objective, options, context);
+  if (!method_takes_rows(options.method))
+    throw Error("method '" + method_name(options.method) + "' does not take rows on the network's outputs or integer inputs");
+  validate_options(options, context.time_limit);
+  const Deadline deadline(context.time_limit, context.stop);
+  const Problem problem = make_problem(network, domain, objective, std::move(rows));
+  SolveResult result = run_checked(problem, options, deadline, context);
+  result.run.seconds = deadline.elapsed();
+  return result;
+}
+
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunContext& context) {
   if (!objective.is_linear()) {

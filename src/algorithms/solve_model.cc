@@ -1,9 +1,12 @@
 // The front door for models around networks (reluopt/solve.h).
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "algorithms/mip.h"
 #include "algorithms/model_mip.h"
+#include "algorithms/solve_in_context.h"
 #include "core/model_reduction.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
@@ -18,14 +21,23 @@ bool is_mip_method(Method method) {
 
 bool needs_mip(const ReducedModel& reduced) { return reduced.has_output_rows() || reduced.has_integers(); }
 
+std::string methods_taking_every_model() {
+  std::string names;
+  for (const std::string& name : method_names())
+    if (const Method method = parse_method(name); is_mip_method(method) || method_takes_rows(method))
+      names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
 // A run of solve() on the composite, its point mapped to v and re-evaluated by the model's own networks. Outside
 // the plain case the bound is over the composite and gets the margin of its rounding.
 ModelResult run_on_composite(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
                              const RunControl& control) {
   ModelResult out;
-  out.result = solve(*reduced.composite, reduced.domain, reduced.objective, options, control);
+  ModelRows rows{reduced.output_rows, reduced.output_rhs, reduced.has_integers() ? reduced.integer : std::vector<bool>{}};
+  out.result = solve(*reduced.composite, reduced.domain, reduced.objective, std::move(rows), options, RunContext(control));
   SolveResult& result = out.result;
-  if (result.status != SolveStatus::kNoSolution) {
+  if (result.status != SolveStatus::kNoSolution && result.status != SolveStatus::kInfeasible) {
     ModelPoint point = evaluate(model, reduced.variables(result.x));
     if (point.max_violation <= model_tolerance(model)) {
       result.objective = point.objective;
@@ -48,8 +60,7 @@ ModelResult run_on_composite(const Model& model, const ReducedModel& reduced, co
 }  // namespace
 
 bool method_takes_model(Method method, const Model& model) {
-  if (is_mip_method(method)) return true;
-  return !needs_mip(reduce(model));
+  return is_mip_method(method) || method_takes_rows(method) || !needs_mip(reduce(model));
 }
 
 double model_tolerance(const Model& model) {
@@ -61,10 +72,10 @@ double model_tolerance(const Model& model) {
 ModelResult solve(const Model& model, const SolveOptions& options, const RunControl& control) {
   validate_options(options, control.time_limit);
   const ReducedModel reduced = reduce(model);
-  if (!is_mip_method(options.method) && needs_mip(reduced))
+  if (!is_mip_method(options.method) && !method_takes_rows(options.method) && needs_mip(reduced))
     throw Error("method '" + method_name(options.method) + "' does not take a model with " +
                 (reduced.has_output_rows() ? "constraints on network outputs" : "integer variables") +
-                " yet; the methods that do: mip, mip-cuts, partition");
+                " yet; the methods that do: " + methods_taking_every_model());
   if (!is_mip_method(options.method) || (reduced.plain() && !needs_mip(reduced)))
     return run_on_composite(model, reduced, options, control);
   const Deadline deadline(control.time_limit, control.stop);
