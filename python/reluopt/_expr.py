@@ -63,6 +63,10 @@ class LinearExpr:
             terms[key] = terms.get(key, 0.0) + sign * c
         return LinearExpr(_model_of(self.model, other.model), terms, self.constant + sign * other.constant)
 
+    def _is_linear(self) -> bool:
+        """Whether some term has a coefficient other than 0 (else the expression is its constant)."""
+        return any(c != 0.0 for c in self.terms.values())
+
     def _scaled(self, factor: float) -> "LinearExpr":
         return LinearExpr(self.model, {k: factor * c for k, c in self.terms.items()}, factor * self.constant)
 
@@ -87,9 +91,9 @@ class LinearExpr:
     def __mul__(self, other: Any) -> "LinearExpr":
         if isinstance(other, (LinearExpr, Vector)):
             other = as_expr(other)
-            if self.terms and other.terms:
+            if self._is_linear() and other._is_linear():
                 raise Error("the product of two expressions is not linear: multiply by numbers only")
-            return other._scaled(self.constant) if not self.terms else self._scaled(other.constant)
+            return self._scaled(other.constant) if self._is_linear() else other._scaled(self.constant)
         return self._scaled(_number(other, "a factor of an expression"))
 
     __rmul__ = __mul__
