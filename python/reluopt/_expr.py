@@ -1,6 +1,7 @@
 """Linear expressions over a Model's variables and network outputs, built by operator overloading."""
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Iterator, Optional, Union
 
@@ -19,8 +20,8 @@ def is_number(value: Any) -> bool:
 def _number(value: Any, what: str) -> float:
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if not is_number(value):
-        raise Error(f"{what} must be a number, not {type(value).__name__}")
+    if not is_number(value) or not math.isfinite(value):
+        raise Error(f"{what} must be a finite number, not {value!r}")
     return float(value)
 
 
@@ -37,7 +38,7 @@ def as_expr(value: Any) -> "LinearExpr":
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if is_number(value):
-        return LinearExpr(None, {}, float(value))
+        return LinearExpr(None, {}, _number(value, "a number in an expression"))
     if isinstance(value, Vector):
         raise Error(f"{value!r} has {len(value)} entries: take one ({value.name}[0]), or {value.name}.sum() or "
                     f"{value.name} @ coefficients")

@@ -131,7 +131,9 @@ class Model:
             raise Error(f"network '{name}': the input has {len(indices)} variables, the network "
                         f"({handle.describe()}) takes {handle.input_dim}")
         source = os.fspath(network) if isinstance(network, (str, os.PathLike)) else ""
-        self._uses.append({"name": name, "network": handle, "input": indices, "source": source})
+        use = {"name": name, "network": handle, "input": indices, "source": source}
+        _core.validate_model(self._spec(networks=[use], constraints=[], objective=False))
+        self._uses.append(use)
         self.networks[name] = Vector(self, OUTPUT, len(self._uses) - 1, list(range(handle.output_dim)))
         return self.networks[name]
 

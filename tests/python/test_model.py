@@ -2,12 +2,13 @@
 point by forward passes, infeasibility, the problem file's round trip, torch and scikit-learn networks, errors."""
 import itertools
 import json
+import subprocess
 
 import numpy as np
 import pytest
 
 import reluopt
-from conftest import forward, write_onnx, xavier_layers
+from conftest import CLI, forward, write_onnx, xavier_layers
 
 NET = xavier_layers([2, 6, 2], seed=5)  # float32-exact weights: an ONNX file holds the same network
 GRID = [range(-3, 4), range(-3, 4), range(0, 5)]  # x0, x1 and z0, all integer
@@ -90,6 +91,10 @@ def test_expression_algebra():
     (lambda m, x, y: m.add_network(NET, x[0:1], name="f"), "network 'f': the input has 1 variables, the network"),
     (lambda m, x, y: m.add_network(NET, y, name="f"), "its input must be variables of this model"),
     (lambda m, x, y: m.add_network("no-such.onnx", x), "no-such.onnx"),
+    (lambda m, x, y: m.add_network(NET, x, name="y"), "network 'y': the name is already used by network 'y'"),
+    (lambda m, x, y: m.add_network(NET, x, name="a b"), "network 'a b': the name must start with a letter"),
+    (lambda m, x, y: x[0] * np.inf, "a factor of an expression must be a finite number, not inf"),
+    (lambda m, x, y: x[0] + float("nan"), "a number in an expression must be a finite number, not nan"),
     (lambda m, x, y: m.solve(method="mip", no_such_option=1), "unknown option 'no_such_option'"),
     (lambda m, x, y: m.solve(method="nope"), "nope"),
     (lambda m, x, y: reluopt.Model(sense="up"), 'sense must be "max" or "min"'),
@@ -171,6 +176,11 @@ def test_write_read_round_trip(tmp_path):
     assert second.objective == first.objective == pytest.approx(enumerate_optimum(cap), abs=1e-9)
     np.testing.assert_array_equal(second[m2.variables["x"]], first["x"])
     assert second.model == str(tmp_path / "P.json")
+    cli = subprocess.run([CLI, "solve", "--problem", str(tmp_path / "P.json"), "--method", "mip", "--threads", "1",
+                          "--quiet", "--json", str(tmp_path / "cli.json")], capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    out = json.loads((tmp_path / "cli.json").read_text())
+    assert out["objective"] == first.objective and out["variables"] == first.to_dict()["variables"]
     m2.write(tmp_path / "again.json")  # every network now has a file
     assert json.loads((tmp_path / "again.json").read_text())["networks"] == problem["networks"]
 
@@ -242,3 +252,14 @@ def test_time_limit_holds():
     start = time.monotonic()
     res = m.solve(method="mip", time_limit=0.5, threads=1)
     assert time.monotonic() - start < 5.5 and res.status in ("optimal", "feasible", "no_solution", "infeasible")
+
+
+def test_feasibility_objective_and_default_names():
+    m = reluopt.Model()
+    a, b = m.add_variables(2, upper=[1, 2], integer=True), m.add_variables(lower=[0.5], upper=[0.5])
+    y = m.add_network([(np.eye(2), np.zeros(2)), (np.ones((1, 2)), np.zeros(1))], a)
+    assert (a.name, b.name, y.name, len(b)) == ("x0", "x1", "network2", 1)
+    m.add_constraint([y[0] >= 2.5, a[0] + b[0] <= 1.5])
+    m.set_objective(0)
+    res = m.solve(method="mip", threads=1)
+    assert res.status == "optimal" and list(res[a]) == [1.0, 2.0] and res.objective == 0.0
