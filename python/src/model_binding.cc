@@ -8,7 +8,6 @@
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
-#include "core/number_text.h"
 #include "option_names.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
@@ -133,30 +132,23 @@ py::dict model_spec(const Model& model) {
   return spec;
 }
 
-std::string values_text(const Eigen::VectorXd& values) {
-  std::string out = "[";
-  for (Eigen::Index i = 0; i < values.size(); ++i) out += (i ? ", " : "") + round_trip_text(values[i]);
-  return out + "]";
-}
-
-// {"name": [values], ...} as the command line's result JSON has it (names need no escaping: valid_name).
+// {"name": [values], ...}, the sections of the command line's result of a model, written by Python's json module
+// (each number the shortest text that reads back as the same double).
 template <typename Entries>
 std::string named_values(const Entries& entries, const std::vector<Eigen::VectorXd>& values) {
-  std::string out = "{";
+  py::dict out;
   for (std::size_t k = 0; k < values.size(); ++k)
-    out += (k ? ", \"" : "\"") + entries[k].name + "\": " + values_text(values[k]);
-  return out + "}";
+    out[py::str(entries[k].name)] = std::vector<double>(values[k].data(), values[k].data() + values[k].size());
+  return py::module_::import("json").attr("dumps")(out).cast<std::string>();
 }
 
-py::dict model_result_dict(const Model& model, const ModelResult& run, const RunInfo& base) {
-  RunInfo info = base;
-  std::vector<Eigen::VectorXd> variables, outputs;
-  if (run.point) {
-    variables = run.point->variables;
-    outputs = run.point->outputs;
-  }
-  info.sections.emplace_back("variables", named_values(model.variables, variables));
-  info.sections.emplace_back("networks", named_values(model.networks, outputs));
+// The command line's result of a model (its JSON with "variables" and "networks") and the point's values.
+py::dict model_result_dict(const Model& model, const ModelResult& run, RunInfo info) {
+  const std::vector<Eigen::VectorXd> none;
+  const std::vector<Eigen::VectorXd>& variables = run.point ? run.point->variables : none;
+  const std::vector<Eigen::VectorXd>& outputs = run.point ? run.point->outputs : none;
+  info.sections = {{"variables", named_values(model.variables, variables)},
+                   {"networks", named_values(model.networks, outputs)}};
   py::dict out;
   out["json"] = result_to_json(run.result, info);
   out["x"] = run.point ? run.point->v : Eigen::VectorXd();
