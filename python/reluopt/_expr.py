@@ -239,8 +239,9 @@ class Vector:
         full = self.model._entry_size(self.kind, self.index)
         if self.coordinates == list(range(full)):
             return self.name
-        if self.coordinates == list(range(self.coordinates[0], self.coordinates[-1] + 1)) if self.coordinates else False:
-            return f"{self.name}[{self.coordinates[0]}:{self.coordinates[-1] + 1}]"
+        first, end = (self.coordinates[0], self.coordinates[-1] + 1) if self.coordinates else (0, 0)
+        if self.coordinates and self.coordinates == list(range(first, end)):
+            return f"{self.name}[{first}:{end}]"
         return f"{self.name}{self.coordinates}"
 
 

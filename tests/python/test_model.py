@@ -2,7 +2,12 @@
 point by forward passes, infeasibility, the problem file's round trip, torch and scikit-learn networks, errors."""
 import itertools
 import json
+import os
+import signal
 import subprocess
+import sys
+import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -242,8 +247,6 @@ def test_progress_callback_exception_stops_the_run():
 
 
 def test_time_limit_holds():
-    import time
-
     m = reluopt.Model()
     x = m.add_variables(20, lower=-2, upper=2, integer=True, name="x")
     y = m.add_network(xavier_layers([20, 100, 100, 2], seed=2), x)
@@ -263,3 +266,38 @@ def test_feasibility_objective_and_default_names():
     m.set_objective(0)
     res = m.solve(method="mip", threads=1)
     assert res.status == "optimal" and list(res[a]) == [1.0, 2.0] and res.objective == 0.0
+
+
+LONG_MIP = textwrap.dedent("""
+    import json, signal, sys, time
+    import reluopt
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as an interactive session has it
+    sys.path.insert(0, {tests!r})
+    from conftest import xavier_layers
+    m = reluopt.Model()
+    x = m.add_variables(30, lower=-5, upper=5, integer=True, name="x")
+    y = m.add_network(xavier_layers([30, 200, 200, 2], seed=3), x)
+    m.add_constraint(y[1] <= 0)
+    m.maximize(y[0])
+    print("started", flush=True)
+    try:
+        m.solve(method="mip", threads=1)
+        print(json.dumps({{"error": "no KeyboardInterrupt"}}))
+    except KeyboardInterrupt as e:
+        print(json.dumps({{"stopped": time.monotonic(), "stopped_by": e.result.stopped_by,
+                          "result": type(e.result).__name__}}), flush=True)
+""")
+
+
+def test_ctrl_c_stops_a_model_run():
+    child = subprocess.Popen([sys.executable, "-c", LONG_MIP.format(tests=os.path.dirname(__file__))],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "started"
+    time.sleep(1.5)  # well into the run
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    report = json.loads(out)
+    assert report["stopped_by"] == "interrupted" and report["result"] == "ModelResult"
+    assert report["stopped"] - sent < 5.0  # generous on a loaded machine (one clock for both processes)
