@@ -312,7 +312,7 @@ class ModelResult(Result):
         if index >= self._sizes[0 if kind == VARIABLE else 1]:
             raise Error("the block or network was added to the model after this solve")
         values = self._variables if kind == VARIABLE else self._outputs
-        return values[index] if values else np.zeros(self._model._entry_size(kind, index))[:0]
+        return values[index] if values else np.zeros(0)
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):

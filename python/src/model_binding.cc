@@ -163,12 +163,12 @@ py::dict model_result_dict(const Model& model, const ModelResult& run, RunInfo i
 py::dict solve_model_py(const py::dict& spec, const py::dict& settings, const py::dict& options, double time_limit,
                         const py::object& progress) {
   const auto start = std::chrono::steady_clock::now();
-  const SolveOptions solve_options_ = solve_options(settings, options, time_limit);
+  const SolveOptions chosen = solve_options(settings, options, time_limit);
   const Model model = make_model(spec);
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ModelResult run;
   const auto raised = run_with_python(
-      [&](const RunControl& control) { run = solve(model, solve_options_, control); },
+      [&](const RunControl& control) { run = solve(model, chosen, control); },
       std::max(0.0, time_limit - load_seconds), progress, settings["progress_interval"].cast<double>());
   const RunInfo info{settings["model_name"].cast<std::string>(), "the model's variables and constraints",
                      "the model's objective", {}, load_seconds};

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "model_binding.h"
 #include "option_names.h"
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
@@ -17,7 +18,6 @@
 #include "reluopt/model_io.h"
 #include "reluopt/solve.h"
 #include "reluopt/version.h"
-#include "model_binding.h"
 #include "solve_call.h"
 
 namespace py = pybind11;

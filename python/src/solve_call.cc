@@ -100,24 +100,24 @@ std::optional<py::error_already_set> run_with_python(const std::function<void(co
   control.stop = &stop;
   control.progress_interval = progress_interval;
   if (!progress.is_none()) control.on_progress = [&slot](const Progress& p) { slot.put(p); };
-  std::future<void> done_run = std::async(std::launch::async, [&] { run(control); });
+  std::future<void> running = std::async(std::launch::async, [&] { run(control); });
   std::optional<py::error_already_set> raised;
   for (;;) {
     bool done = false;
     {
       py::gil_scoped_release release;
-      done = done_run.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+      done = running.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
     }
     if (done) break;
     raised = poll_python(progress, slot);
     if (raised) {
       stop.store(true);
       py::gil_scoped_release release;
-      done_run.wait();
+      running.wait();
       break;
     }
   }
-  done_run.get();  // a reluopt::Error becomes reluopt.Error
+  running.get();  // a reluopt::Error becomes reluopt.Error
   return raised;
 }
 
