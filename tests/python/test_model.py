@@ -3,9 +3,7 @@ point by forward passes, infeasibility, the problem file's round trip, torch and
 import itertools
 import json
 import os
-import signal
 import subprocess
-import sys
 import textwrap
 import time
 
@@ -13,7 +11,7 @@ import numpy as np
 import pytest
 
 import reluopt
-from conftest import CLI, forward, write_onnx, xavier_layers
+from conftest import CLI, forward, interrupted, write_onnx, xavier_layers
 
 NET = xavier_layers([2, 6, 2], seed=5)  # float32-exact weights: an ONNX file holds the same network
 GRID = [range(-3, 4), range(-3, 4), range(0, 5)]  # x0, x1 and z0, all integer
@@ -290,14 +288,6 @@ LONG_MIP = textwrap.dedent("""
 
 
 def test_ctrl_c_stops_a_model_run():
-    child = subprocess.Popen([sys.executable, "-c", LONG_MIP.format(tests=os.path.dirname(__file__))],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout.readline().strip() == "started"
-    time.sleep(1.5)  # well into the run
-    sent = time.monotonic()
-    child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=60)
-    assert child.returncode == 0, err
-    report = json.loads(out)
+    report, sent = interrupted(LONG_MIP.format(tests=os.path.dirname(__file__)))
     assert report["stopped_by"] == "interrupted" and report["result"] == "ModelResult"
     assert report["stopped"] - sent < 5.0  # generous on a loaded machine (one clock for both processes)
