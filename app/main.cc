@@ -104,36 +104,56 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   return CliProblem{std::move(model), std::move(domain), std::move(objective)};
 }
 
-// Reading a model looks at no clock and takes seconds for a large one (6-18 s for 48 MB of ONNX), so it runs on a
-// thread of its own while this one watches the time limit, Ctrl-C and SIGTERM. Returns the problem, or why the
+// Reading a model looks at no clock and takes seconds for a large one (6-18 s for 48 MB of ONNX), so `read` runs on a
+// thread of its own while this one watches the time limit, Ctrl-C and SIGTERM. Returns what it read, or why the
 // command stopped before it was read; then the reader is still running, and the command ends by std::_Exit once
-// its output is out (returning would run the static destructors under the reader's feet).
-std::variant<CliProblem, reluopt::StopReason> load_within_limit(const reluopt::cli::CliOptions& options,
-                                                                const CommandClock& clock) {
-  auto loaded = std::make_shared<std::promise<CliProblem>>();
-  std::future<CliProblem> problem = loaded->get_future();
-  const auto read = [loaded, options] {
+// its output is out (returning would run the static destructors under the reader's feet). `read` owns what it
+// reads from: the thread may outlive this call.
+template <class Read>
+auto read_within_limit(Read read, double time_limit, const CommandClock& clock)
+    -> std::variant<decltype(read()), reluopt::StopReason> {
+  using Loaded = decltype(read());
+  auto loaded = std::make_shared<std::promise<Loaded>>();
+  std::future<Loaded> result = loaded->get_future();
+  const auto run = [loaded, read] {
     try {
-      loaded->set_value(load_problem(options));
+      loaded->set_value(read());
     } catch (...) {
       loaded->set_exception(std::current_exception());
     }
   };
   try {
-    std::thread(read).detach();
+    std::thread(run).detach();
   } catch (const std::system_error&) {
-    read();  // no thread to spare: read here, the limit looked at once it is read
+    run();  // no thread to spare: read here, the limit looked at once it is read
   }
-  while (problem.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+  while (result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
     if (g_stop.load()) return reluopt::StopReason::kInterrupted;
-    if (clock.remaining(options.time_limit) <= 0.0) return reluopt::StopReason::kTimeLimit;
+    if (clock.remaining(time_limit) <= 0.0) return reluopt::StopReason::kTimeLimit;
   }
-  return problem.get();
+  return result.get();
 }
 
-std::string not_read_text(reluopt::StopReason reason) {
-  return reason == reluopt::StopReason::kInterrupted ? "not read: interrupted while reading the model"
-                                                     : "not read: the time limit ran out while reading the model";
+std::variant<CliProblem, reluopt::StopReason> load_within_limit(const reluopt::cli::CliOptions& options,
+                                                                const CommandClock& clock) {
+  return read_within_limit([options] { return load_problem(options); }, options.time_limit, clock);
+}
+
+// The problem file of solve --problem and formulate, and the models it names.
+std::variant<reluopt::Model, reluopt::StopReason> read_problem_within_limit(const reluopt::cli::CliOptions& options,
+                                                                            const CommandClock& clock) {
+  return read_within_limit([path = *options.problem_file] { return reluopt::read_problem_json(path); },
+                           options.time_limit, clock);
+}
+
+std::string not_read_text(const reluopt::cli::CliOptions& options, reluopt::StopReason reason) {
+  const std::string what = options.problem_file ? "the problem file" : "the model";
+  return reason == reluopt::StopReason::kInterrupted ? "not read: interrupted while reading " + what
+                                                     : "not read: the time limit ran out while reading " + what;
+}
+
+const std::string& source_file(const reluopt::cli::CliOptions& options) {
+  return options.problem_file ? *options.problem_file : options.model;
 }
 
 // solve's report when the model was not read in time: no point, the reason, the JSON and values files (from the
@@ -151,8 +171,8 @@ std::string not_read_text(reluopt::StopReason reason) {
   result.stopped_by = reason;
   result.run.seed = options.solve.seed;
   result.run.threads = reluopt::resolve_threads(options.solve.threads);
-  const RunInfo info{options.model, "not read", "not read", {}, clock.elapsed()};
-  std::cout << cli::summary_text(result, info, not_read_text(reason)) << std::flush;
+  const RunInfo info{source_file(options), "not read", "not read", {}, clock.elapsed()};
+  std::cout << cli::summary_text(result, info, not_read_text(options, reason)) << std::flush;
   int code = 0;
   try {
     if (options.json_file) write_output_file(*options.json_file, result_to_json(result, info), "the JSON result");
@@ -171,7 +191,7 @@ int run_relax(const reluopt::cli::CliOptions& options, const CommandClock& clock
   using namespace reluopt;
   std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
   if (const StopReason* reason = std::get_if<StopReason>(&loaded)) {
-    std::cerr << "reluopt: error: '" << options.model << "' " << not_read_text(*reason) << "\n" << std::flush;
+    std::cerr << "reluopt: error: '" << options.model << "' " << not_read_text(options, *reason) << "\n" << std::flush;
     std::_Exit(1);
   }
   const CliProblem& problem = std::get<CliProblem>(loaded);
@@ -202,7 +222,10 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   }
   if (options.problem_file) {
     if (!lead) return 0;
-    return cli::run_problem_solve(options, clock.remaining(options.time_limit), clock.elapsed(), &g_stop);
+    std::variant<Model, StopReason> read = read_problem_within_limit(options, clock);
+    if (const StopReason* reason = std::get_if<StopReason>(&read)) report_unread(options, *reason, clock, nullptr);
+    return cli::run_problem_solve(options, std::get<Model>(read), clock.remaining(options.time_limit), clock.elapsed(),
+                                  &g_stop);
   }
   std::variant<CliProblem, StopReason> loaded = load_within_limit(options, clock);
   if (const StopReason* reason = std::get_if<StopReason>(&loaded)) report_unread(options, *reason, clock, peers);
@@ -250,6 +273,17 @@ int run_solve(const reluopt::cli::CliOptions& options, const CommandClock& clock
   return 0;
 }
 
+int run_formulate(const reluopt::cli::CliOptions& options, const CommandClock& clock) {
+  using namespace reluopt;
+  std::variant<Model, StopReason> read = read_problem_within_limit(options, clock);
+  if (const StopReason* reason = std::get_if<StopReason>(&read)) {
+    std::cerr << "reluopt: error: '" << *options.problem_file << "' " << not_read_text(options, *reason) << "\n"
+              << std::flush;
+    std::_Exit(1);
+  }
+  return cli::run_formulate(options, std::get<Model>(read), clock.remaining(options.time_limit), &g_stop);
+}
+
 }  // namespace
 
 // Over several processes (peers not null) only the lead prints; every process gets the same error.
@@ -274,8 +308,7 @@ int run_command(int argc, char** argv, const CommandClock& clock, reluopt::Peers
       case cli::Command::kOptions: std::cout << cli::options_text(options.markdown); return 0;
       case cli::Command::kSolve: return run_solve(options, clock, peers);
       case cli::Command::kRelax: return run_relax(options, clock);
-      case cli::Command::kFormulate:
-        return cli::run_formulate(options, clock.remaining(options.time_limit), &g_stop);
+      case cli::Command::kFormulate: return run_formulate(options, clock);
     }
   } catch (const cli::UsageError& e) {
     err << "reluopt: " << e.what() << "\n";

@@ -13,7 +13,6 @@
 #include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
-#include "reluopt/model_io.h"
 #include "reluopt/solve.h"
 #include "report.h"
 #include "stop_signals.h"
@@ -53,8 +52,8 @@ ModelResult solve_in_file(const CliOptions& options, const Model& model, const R
 
 }  // namespace
 
-int run_problem_solve(const CliOptions& options, double time_limit, double load_seconds, std::atomic<bool>* stop) {
-  const Model model = read_problem_json(*options.problem_file);
+int run_problem_solve(const CliOptions& options, const Model& model, double time_limit, double load_seconds,
+                      std::atomic<bool>* stop) {
   RunControl control;
   control.time_limit = time_limit;
   control.stop = stop;
@@ -87,9 +86,8 @@ int run_problem_solve(const CliOptions& options, double time_limit, double load_
   return 0;
 }
 
-int run_formulate(const CliOptions& options, double time_limit, std::atomic<bool>* stop) {
+int run_formulate(const CliOptions& options, const Model& model, double time_limit, std::atomic<bool>* stop) {
   const std::string& path = *options.problem_file;
-  const Model model = read_problem_json(path);
   const ReducedModel reduced = [&] {
     try {
       return reduce(model);

@@ -207,6 +207,27 @@ class ProblemFiles(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn(".mps", proc.stderr)
 
+    def test_the_time_limit_holds_while_the_problem_files_models_are_read(self):
+        # 30000 networks to read take far longer than the 0.01 s limit, whose first check comes after 0.02 s.
+        def many(problem):
+            demand = os.path.join(PROBLEMS, problem["networks"][0]["model"])
+            for network in problem["networks"]:
+                network["model"] = os.path.join(PROBLEMS, network["model"])
+            problem["networks"] += [{"name": "copy%d" % k, "model": demand, "input": "x"} for k in range(30000)]
+        path = self.write_problem("stuck.json", many)
+        out = os.path.join(self.dir, "stuck_result.json")
+        proc = self.run_tool("solve", "--problem", path, "--time-limit", "0.01", "--quiet", "--json", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("not read: the time limit ran out while reading the problem file", proc.stdout)
+        with open(out) as f:
+            result = json.load(f)
+        self.assertEqual(result["status"], "no_solution")
+        self.assertEqual(result["stopped_by"], "time_limit")
+        proc = self.run_tool("formulate", path, "--out", os.path.join(self.dir, "stuck.mps"), "--time-limit", "0.01")
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stderr.strip(), "reluopt: error: '%s' not read: the time limit ran out while reading "
+                                              "the problem file" % path)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
