@@ -1,0 +1,184 @@
+// The branch-and-bound prover on models with integer variables and constraints on network outputs
+// (reluopt/solve.h) against the brute-force oracle (algorithms/model_brute_force.h): `optimal` is the oracle's
+// optimum, `infeasible` only when the oracle finds no point, every reported point passes evaluate(), and the
+// bound never cuts off the oracle's optimum, whatever the node limit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "algorithms/model_brute_force.h"
+#include "reluopt/solve.h"
+#include "test_networks.h"
+
+namespace reluopt {
+namespace {
+
+using testing::make_constraint;
+using R = Reference;
+
+std::shared_ptr<const Network> shared(Network network) { return std::make_shared<const Network>(std::move(network)); }
+
+// x = (x0 integer in [-2, 2], x1 in [-1, 1]), z integer in [0, 2]; f(x0, x1) and g(x1, z) of another depth. A limit
+// on g (with an x0 term), a floor on f, a row on variables and the objective are drawn from `seed`; a fourth of
+// the seeds put the limit on g below its smallest value at a few points: many of those are infeasible.
+Model random_model(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> coefficient(-1.0, 1.0);
+  Model m;
+  m.variables = {{"x", Eigen::Vector2d(-2.0, -1.0), Eigen::Vector2d(2.0, 1.0), {true, false}},
+                 {"z", Eigen::VectorXd::Constant(1, 0.0), Eigen::VectorXd::Constant(1, 2.0), {true}}};
+  m.networks = {{"f", shared(testing::random_network(2, {3, 2}, 1, seed)), {0, 1}, ""},
+                {"g", shared(testing::random_network(2, {3}, 1, seed + 1000)), {1, 2}, ""}};
+  const Network& g = *m.networks[1].network;
+  double at_points = g.forward(Eigen::Vector2d(coefficient(rng), 2.0 * std::abs(coefficient(rng))))[0];
+  if (seed % 4 == 0)
+    for (double x1 : {-1.0, 0.0, 1.0})
+      for (double z : {0.0, 1.0, 2.0}) at_points = std::min(at_points, g.forward(Eigen::Vector2d(x1, z))[0]);
+  const double limit = at_points + (seed % 4 == 0 ? -0.2 : 0.3 * coefficient(rng));
+  const double floor = m.networks[0].network->forward(Eigen::Vector2d(coefficient(rng), coefficient(rng)))[0] -
+                       0.5 * std::abs(coefficient(rng));
+  m.constraints = {
+      make_constraint({{R::output(1, 0), 1.0}, {R::variable(0, 0), 0.1 * coefficient(rng)}},
+                      ConstraintSense::kLessEqual, limit),
+      make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, floor),
+      make_constraint({{R::variable(0, 1), 1.0}, {R::variable(1, 0), 1.0}}, ConstraintSense::kLessEqual, 2.5)};
+  m.objective = {{{R::output(0, 0), 1.0}, {R::output(1, 0), 0.5 * coefficient(rng)},
+                  {R::variable(0, 0), 0.2 * coefficient(rng)}},
+                 coefficient(rng)};
+  m.sense = seed % 2 == 0 ? Sense::kMaximize : Sense::kMinimize;
+  return m;
+}
+
+ModelResult run(const Model& m, int threads, long node_limit = 0, bool check_proof = false) {
+  SolveOptions options;
+  options.method = Method::kBab;
+  options.threads = threads;
+  options.seed = 5;
+  options.bab.node_limit = node_limit;
+  options.check_proof = check_proof;
+  RunControl control;
+  control.time_limit = 30.0;
+  return solve(m, options, control);
+}
+
+double sign(const Model& m) { return m.sense == Sense::kMaximize ? 1.0 : -1.0; }
+
+// A reported point is the model's: evaluate() finds it feasible and gives the reported objective.
+void expect_feasible_point(const Model& m, const ModelResult& got) {
+  ASSERT_TRUE(got.point.has_value());
+  const ModelPoint check = evaluate(m, got.point->v);
+  EXPECT_LE(check.max_violation, model_tolerance(m));
+  EXPECT_EQ(check.objective, got.result.objective);
+  for (double integral : {got.point->v[0], got.point->v[2]}) EXPECT_EQ(integral, std::round(integral));
+}
+
+constexpr std::uint64_t kSeeds = 16;
+
+class ModelBab : public ::testing::TestWithParam<int> {};
+
+TEST_P(ModelBab, ProvesTheOraclesOptimumOrInfeasibility) {
+  int feasible = 0, infeasible = 0;
+  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Model m = random_model(seed);
+    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    const ModelResult got = run(m, GetParam());
+    if (!exact.feasible) {
+      ++infeasible;
+      EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
+      EXPECT_FALSE(got.point.has_value());
+      continue;
+    }
+    ++feasible;
+    EXPECT_NE(got.result.status, SolveStatus::kInfeasible);
+    ASSERT_EQ(got.result.status, SolveStatus::kOptimal);
+    expect_feasible_point(m, got);
+    EXPECT_NEAR(got.result.objective, exact.objective, 1e-6 * std::max(1.0, std::abs(exact.objective)));
+    ASSERT_TRUE(got.result.bound.has_value());
+    EXPECT_GE(sign(m) * *got.result.bound, sign(m) * exact.objective) << "the bound cuts off the optimum";
+  }
+  EXPECT_GT(feasible, 5);
+  EXPECT_GT(infeasible, 1);
+}
+
+TEST_P(ModelBab, TheBoundHoldsAtEveryNodeLimit) {
+  for (std::uint64_t seed : {2, 3, 6}) {
+    const Model m = random_model(seed);
+    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    ASSERT_TRUE(exact.feasible) << "seed " << seed;
+    for (long limit : {1, 2, 3, 5, 8, 13, 21}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", node limit " + std::to_string(limit));
+      const ModelResult got = run(m, GetParam(), limit);
+      EXPECT_NE(got.result.status, SolveStatus::kInfeasible);
+      if (got.point) {
+        expect_feasible_point(m, got);
+      }
+      if (got.result.bound) {
+        EXPECT_GE(sign(m) * *got.result.bound, sign(m) * exact.objective - 1e-9);
+      }
+      if (got.result.status == SolveStatus::kOptimal) {
+        EXPECT_NEAR(got.result.objective, exact.objective, 1e-6 * std::max(1.0, std::abs(exact.objective)));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ModelBab, ::testing::Values(1, 2),
+                         [](const auto& info) { return std::to_string(info.param) + "_threads"; });
+
+// |x| = relu(x) + relu(-x).
+std::shared_ptr<const Network> absolute_value() {
+  std::vector<DenseLayer> layers{{Eigen::Matrix<double, 2, 1>(1.0, -1.0), Eigen::Vector2d::Zero()},
+                                 {Eigen::RowVector2d(1.0, 1.0), Eigen::VectorXd::Zero(1)}};
+  return shared(Network(std::move(layers)));
+}
+
+// 0.2 <= |x| <= 0.8 holds for x = +-0.5 but for no integer x: the LP relaxation is feasible, the model is not.
+Model integer_infeasible_model(bool integer) {
+  Model m;
+  m.variables = {{"x", Eigen::VectorXd::Constant(1, -2.0), Eigen::VectorXd::Constant(1, 3.0), {integer}}};
+  m.networks = {{"abs", absolute_value(), {0}, ""}};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 0.8),
+                   make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 0.2)};
+  m.objective = {{{R::variable(0, 0), 1.0}}, 0.0};
+  return m;
+}
+
+TEST(ModelBabRows, IntegralityAloneMakesAModelInfeasible) {
+  EXPECT_TRUE(method_takes_model(Method::kBab, integer_infeasible_model(true)));
+  const ModelResult integral = run(integer_infeasible_model(true), 1);
+  EXPECT_EQ(integral.result.status, SolveStatus::kInfeasible);
+  EXPECT_EQ(integral.result.stopped_by, StopReason::kCompleted);
+  EXPECT_FALSE(integral.result.bound.has_value());
+  const ModelResult continuous = run(integer_infeasible_model(false), 1);
+  EXPECT_EQ(continuous.result.status, SolveStatus::kOptimal);
+  EXPECT_NEAR(continuous.result.objective, 0.8, 1e-7);
+}
+
+// A row no point of the box meets by far (|x| >= 10 on [-2, 3]): the LP's infeasibility is proven at the root.
+TEST(ModelBabRows, AFarRowIsProvenInfeasible) {
+  Model m = integer_infeasible_model(false);
+  m.constraints[1].rhs = 10.0;
+  const ModelResult got = run(m, 2);
+  EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
+  EXPECT_FALSE(got.point.has_value());
+}
+
+// The proof's cross-check counts only points that meet the rows: a proven optimum passes it.
+TEST(ModelBabRows, TheProofCheckCountsOnlyFeasiblePoints) {
+  for (std::uint64_t seed : {2, 3}) {
+    const Model m = random_model(seed);
+    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    ASSERT_TRUE(exact.feasible);
+    const ModelResult got = run(m, 1, 0, true);
+    ASSERT_EQ(got.result.status, SolveStatus::kOptimal) << got.result.solver_failure;
+    EXPECT_EQ(got.result.proof_check.rfind("passed", 0), 0u) << got.result.proof_check;
+    EXPECT_NEAR(got.result.objective, exact.objective, 1e-6 * std::max(1.0, std::abs(exact.objective)));
+  }
+}
+
+}  // namespace
+}  // namespace reluopt
