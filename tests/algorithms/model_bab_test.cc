@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <random>
 #include <string>
 
@@ -64,6 +66,13 @@ ModelResult run(const Model& m, int threads, long node_limit = 0, bool check_pro
   return solve(m, options, control);
 }
 
+// The oracle's answer for a seed of random_model, computed once for both thread counts.
+const testing::ModelOptimum& exact_optimum(std::uint64_t seed) {
+  static std::map<std::uint64_t, testing::ModelOptimum> known;
+  if (!known.count(seed)) known[seed] = testing::brute_force_model(random_model(seed));
+  return known.at(seed);
+}
+
 double sign(const Model& m) { return m.sense == Sense::kMaximize ? 1.0 : -1.0; }
 
 // A reported point is the model's: evaluate() finds it feasible and gives the reported objective.
@@ -75,7 +84,7 @@ void expect_feasible_point(const Model& m, const ModelResult& got) {
   for (double integral : {got.point->v[0], got.point->v[2]}) EXPECT_EQ(integral, std::round(integral));
 }
 
-constexpr std::uint64_t kSeeds = 16;
+constexpr std::uint64_t kSeeds = 12;
 
 class ModelBab : public ::testing::TestWithParam<int> {};
 
@@ -84,7 +93,7 @@ TEST_P(ModelBab, ProvesTheOraclesOptimumOrInfeasibility) {
   for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Model m = random_model(seed);
-    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    const testing::ModelOptimum& exact = exact_optimum(seed);
     const ModelResult got = run(m, GetParam());
     if (!exact.feasible) {
       ++infeasible;
@@ -107,7 +116,7 @@ TEST_P(ModelBab, ProvesTheOraclesOptimumOrInfeasibility) {
 TEST_P(ModelBab, TheBoundHoldsAtEveryNodeLimit) {
   for (std::uint64_t seed : {2, 3, 6}) {
     const Model m = random_model(seed);
-    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    const testing::ModelOptimum& exact = exact_optimum(seed);
     ASSERT_TRUE(exact.feasible) << "seed " << seed;
     for (long limit : {1, 2, 3, 5, 8, 13, 21}) {
       SCOPED_TRACE("seed " + std::to_string(seed) + ", node limit " + std::to_string(limit));
@@ -128,6 +137,47 @@ TEST_P(ModelBab, TheBoundHoldsAtEveryNodeLimit) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, ModelBab, ::testing::Values(1, 2),
                          [](const auto& info) { return std::to_string(info.param) + "_threads"; });
+
+// x integer in [-7, 7]^2 with x0 + x1 <= 5, a network 2 -> 10 -> 10 -> 2 (deep enough that bab splits the box),
+// the objective its first output, a cap on its second at the median of its values over the grid.
+Model integer_grid_model(std::uint64_t seed, Sense sense) {
+  Model m;
+  m.variables = {{"x", Eigen::Vector2d(-7.0, -7.0), Eigen::Vector2d(7.0, 7.0), {true, true}}};
+  m.networks = {{"f", shared(testing::random_network(2, {10, 10}, 2, seed)), {0, 1}, ""}};
+  std::vector<double> second;
+  for (int a = -7; a <= 7; ++a)
+    for (int b = -7; b <= 7; ++b) second.push_back(m.networks[0].network->forward(Eigen::Vector2d(a, b))[1]);
+  std::nth_element(second.begin(), second.begin() + second.size() / 2, second.end());
+  m.constraints = {
+      make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}}, ConstraintSense::kLessEqual, 5.0),
+      make_constraint({{R::output(0, 1), 1.0}}, ConstraintSense::kLessEqual, second[second.size() / 2])};
+  m.objective = {{{R::output(0, 0), 1.0}}, 0.0};
+  m.sense = sense;
+  return m;
+}
+
+// The optimum of an all-integer model is its best feasible grid point: forward passes alone.
+TEST(ModelBabRows, AnAllIntegerModelsOptimumIsItsBestGridPoint) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    for (const Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      const Model m = integer_grid_model(seed, sense);
+      double best = -std::numeric_limits<double>::infinity();
+      for (int a = -7; a <= 7; ++a)
+        for (int b = -7; b <= 7; ++b) {
+          const ModelPoint p = evaluate(m, Eigen::Vector2d(a, b));
+          if (p.max_violation == 0.0) best = std::max(best, sign(m) * p.objective);
+        }
+      for (int threads : {1, 2}) {
+        const ModelResult got = run(m, threads);
+        ASSERT_EQ(got.result.status, SolveStatus::kOptimal);
+        ASSERT_TRUE(got.point.has_value());
+        EXPECT_LE(evaluate(m, got.point->v).max_violation, model_tolerance(m));
+        EXPECT_NEAR(sign(m) * got.result.objective, best, 1e-6 * std::max(1.0, std::abs(best)));
+      }
+    }
+  }
+}
 
 // |x| = relu(x) + relu(-x).
 std::shared_ptr<const Network> absolute_value() {
@@ -171,7 +221,7 @@ TEST(ModelBabRows, AFarRowIsProvenInfeasible) {
 TEST(ModelBabRows, TheProofCheckCountsOnlyFeasiblePoints) {
   for (std::uint64_t seed : {2, 3}) {
     const Model m = random_model(seed);
-    const testing::ModelOptimum exact = testing::brute_force_model(m);
+    const testing::ModelOptimum& exact = exact_optimum(seed);
     ASSERT_TRUE(exact.feasible);
     const ModelResult got = run(m, 1, 0, true);
     ASSERT_EQ(got.result.status, SolveStatus::kOptimal) << got.result.solver_failure;
