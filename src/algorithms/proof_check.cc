@@ -129,7 +129,9 @@ void check_proof(const Problem& problem, const SolveOptions& options, const Dead
     return;
   }
   result.proof_check = "passed: the local search from the reported point and " + std::to_string(kCheckSamples) +
-                       " samples of Algorithm 2 found nothing beyond the bound (best " + number(sign * best) + ")";
+                       " samples of Algorithm 2 found nothing beyond the bound" +
+                       (problem.rows.empty() ? "" : " that meets the model's rows") + " (best " + number(sign * best) +
+                       ")";
 }
 
 }  // namespace reluopt

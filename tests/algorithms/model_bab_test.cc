@@ -96,19 +96,9 @@ TEST_P(ModelBab, ProvesTheOraclesOptimumOrInfeasibility) {
     const Model m = random_model(seed);
     const testing::ModelOptimum& exact = exact_optimum(seed);
     const ModelResult got = run(m, GetParam());
-    if (!exact.feasible) {
-      ++infeasible;
-      EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
-      EXPECT_FALSE(got.point.has_value());
-      continue;
-    }
-    ++feasible;
-    EXPECT_NE(got.result.status, SolveStatus::kInfeasible);
-    ASSERT_EQ(got.result.status, SolveStatus::kOptimal);
-    expect_feasible_point(m, got);
-    EXPECT_NEAR(got.result.objective, exact.objective, 1e-6 * std::max(1.0, std::abs(exact.objective)));
-    ASSERT_TRUE(got.result.bound.has_value());
-    EXPECT_GE(sign(m) * *got.result.bound, sign(m) * exact.objective) << "the bound cuts off the optimum";
+    (exact.feasible ? feasible : infeasible) += 1;
+    testing::expect_oracles_answer(m, exact, got);
+    if (got.point) expect_feasible_point(m, got);  // the integer variables exactly integral
   }
   EXPECT_EQ(feasible, 6);
   EXPECT_EQ(infeasible, 2);
@@ -180,39 +170,43 @@ TEST(ModelBabRows, AnAllIntegerModelsOptimumIsItsBestGridPoint) {
   }
 }
 
-// |x| = relu(x) + relu(-x).
-std::shared_ptr<const Network> absolute_value() {
-  std::vector<DenseLayer> layers{{Eigen::Matrix<double, 2, 1>(1.0, -1.0), Eigen::Vector2d::Zero()},
+// |x0 + x1 - 1/2| = relu(x0 + x1 - 1/2) + relu(1/2 - x0 - x1): at least 1/2 where x0 + x1 is an integer.
+std::shared_ptr<const Network> distance_to_half() {
+  Eigen::Matrix2d w;
+  w << 1.0, 1.0, -1.0, -1.0;
+  std::vector<DenseLayer> layers{{w, Eigen::Vector2d(-0.5, 0.5)},
                                  {Eigen::RowVector2d(1.0, 1.0), Eigen::VectorXd::Zero(1)}};
   return shared(Network(std::move(layers)));
 }
 
-// 0.2 <= |x| <= 0.8 holds for x = +-0.5 but for no integer x: the LP relaxation is feasible, the model is not.
-Model integer_infeasible_model(bool integer) {
+// |x0 + x1 - 1/2| <= 0.4 over [-2, 3]^2, max x0 - x1: no integer point meets the row, which continuous points do
+// (the optimum 4.9 at x = (2.9, -2)), so only the branching on the integers proves the model infeasible.
+Model half_model(bool integer) {
   Model m;
-  m.variables = {{"x", Eigen::VectorXd::Constant(1, -2.0), Eigen::VectorXd::Constant(1, 3.0), {integer}}};
-  m.networks = {{"abs", absolute_value(), {0}, ""}};
-  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 0.8),
-                   make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 0.2)};
-  m.objective = {{{R::variable(0, 0), 1.0}}, 0.0};
+  m.variables = {{"x", Eigen::Vector2d(-2.0, -2.0), Eigen::Vector2d(3.0, 3.0), {integer, integer}}};
+  m.networks = {{"distance", distance_to_half(), {0, 1}, ""}};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 0.4)};
+  m.objective = {{{R::variable(0, 0), 1.0}, {R::variable(0, 1), -1.0}}, 0.0};
   return m;
 }
 
 TEST(ModelBabRows, IntegralityAloneMakesAModelInfeasible) {
-  EXPECT_TRUE(method_takes_model(Method::kBab, integer_infeasible_model(true)));
-  const ModelResult integral = run(integer_infeasible_model(true), 1);
-  EXPECT_EQ(integral.result.status, SolveStatus::kInfeasible);
-  EXPECT_EQ(integral.result.stopped_by, StopReason::kCompleted);
-  EXPECT_FALSE(integral.result.bound.has_value());
-  const ModelResult continuous = run(integer_infeasible_model(false), 1);
-  EXPECT_EQ(continuous.result.status, SolveStatus::kOptimal);
-  EXPECT_NEAR(continuous.result.objective, 0.8, 1e-7);
+  EXPECT_TRUE(method_takes_model(Method::kBab, half_model(true)));
+  for (int threads : {1, 2}) {
+    const ModelResult integral = run(half_model(true), threads);
+    EXPECT_EQ(integral.result.status, SolveStatus::kInfeasible);
+    EXPECT_EQ(integral.result.stopped_by, StopReason::kCompleted);
+    EXPECT_FALSE(integral.result.bound.has_value());
+    const ModelResult continuous = run(half_model(false), threads);
+    EXPECT_EQ(continuous.result.status, SolveStatus::kOptimal);
+    EXPECT_NEAR(continuous.result.objective, 4.9, 1e-7);
+  }
 }
 
-// A row no point of the box meets by far (|x| >= 10 on [-2, 3]): the LP's infeasibility is proven at the root.
+// A row no point of the box meets by far (|x0 + x1 - 1/2| <= -1): the LP's infeasibility is proven at the root.
 TEST(ModelBabRows, AFarRowIsProvenInfeasible) {
-  Model m = integer_infeasible_model(false);
-  m.constraints[1].rhs = 10.0;
+  Model m = half_model(false);
+  m.constraints[0].rhs = -1.0;
   const ModelResult got = run(m, 2);
   EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
   EXPECT_FALSE(got.point.has_value());
