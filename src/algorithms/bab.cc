@@ -452,6 +452,7 @@ class Search {
     }
     double bound = std::min(node.bound, prop.objective.upper);
     if (close_or_keep(bound)) return;
+    if (rows_exclude(node, prop.bounds)) return;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, prop.bounds);
     const std::vector<std::pair<int, int>> free = branchable(node, prop.bounds, concave);
     // While the input is small and many neurons are unstable, splitting the box tightens every neuron and the
@@ -490,6 +491,19 @@ class Search {
     }
     if (free.empty() || input_split) return split_input(std::move(node), prop, children);
     split_relu(std::move(node), prop, free, children);
+  }
+
+  // Whether bound propagation proves that no point of the node meets a row C_r y <= e_r on the outputs: its upper
+  // bound of -C_r y (round-off margins included, the node's neuron bounds as the prior) is below -e_r. A
+  // propagation per row, about a hundredth of the node LP that would otherwise prove it.
+  bool rows_exclude(const Node& node, const NeuronBounds& bounds) const {
+    const Eigen::MatrixXd& C = problem_.rows.output_rows;
+    for (Eigen::Index r = 0; r < C.rows(); ++r) {
+      const Propagation row = propagate(problem_.network, node.lo, node.hi, -C.row(r).transpose(), 0.0, node.splits,
+                                        &bounds, &deadline_);
+      if (row.empty || row.objective.upper < -problem_.rows.output_rhs[r]) return true;
+    }
+    return false;
   }
 
   // The integer coordinate of the node's box whose LP value is farthest from an integer (beyond 1e-6), if any.

@@ -203,13 +203,31 @@ TEST(ModelBabRows, IntegralityAloneMakesAModelInfeasible) {
   }
 }
 
-// A row no point of the box meets by far (|x0 + x1 - 1/2| <= -1): the LP's infeasibility is proven at the root.
+// A row no point of the box meets (|x0 + x1 - 1/2| <= -1): bound propagation alone drops the root.
 TEST(ModelBabRows, AFarRowIsProvenInfeasible) {
   Model m = half_model(false);
   m.constraints[0].rhs = -1.0;
   const ModelResult got = run(m, 2);
   EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
   EXPECT_FALSE(got.point.has_value());
+}
+
+// y = relu(x) - relu(-x) = x on [-1, 1] with y >= 0.5 and y <= 0: each row alone has points, so bound propagation
+// cannot drop the root; its LP has none, which the phase-one LP's bound proves.
+TEST(ModelBabRows, RowsThatNoPointMeetsTogetherAreProvenInfeasible) {
+  std::vector<DenseLayer> layers{{Eigen::Vector2d(1.0, -1.0), Eigen::Vector2d::Zero()},
+                                 {Eigen::RowVector2d(1.0, -1.0), Eigen::VectorXd::Zero(1)}};
+  Model m;
+  m.variables = {{"x", Eigen::VectorXd::Constant(1, -1.0), Eigen::VectorXd::Constant(1, 1.0), {false}}};
+  m.networks = {{"identity", shared(Network(std::move(layers))), {0}, ""}};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 0.5),
+                   make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 0.0)};
+  m.objective = {{{R::variable(0, 0), 1.0}}, 0.0};
+  const ModelResult got = run(m, 1);
+  EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
+  EXPECT_EQ(got.result.stopped_by, StopReason::kCompleted);
+  m.constraints[1].rhs = 0.7;
+  EXPECT_NEAR(run(m, 1).result.objective, 0.7, 1e-9);
 }
 
 // The proof's cross-check counts only points that meet the rows: a proven optimum passes it.
