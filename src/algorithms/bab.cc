@@ -954,7 +954,8 @@ bool gather(const Problem& problem, Peers& peers, WorkSharing& sharing, const Fr
   result.run.nodes = all.nodes;
   result.run.lps = all.lps;
   if (!peers.lead()) return false;
-  for (const Eigen::VectorXd& x : all.best_points) incumbent.offer(evaluate_point(problem, x));
+  for (const Eigen::VectorXd& x : all.best_points)
+    if (std::optional<EvaluatedPoint> point = feasible_point(problem, x)) incumbent.offer(std::move(*point));
   for (const auto& [rank, bound] : all.values) sharing.final_bound(static_cast<int>(rank), bound);
   return sharing.complete() && !sharing.stuck() && result.distributed.ranks_finished == peers.size();
 }
