@@ -3,11 +3,15 @@
     res = reluopt.solve(model, lower=..., upper=..., objective=0, sense="max")
 
 ``model`` is a path (ONNX, NNet), an ``onnx.ModelProto``, a ``torch.nn.Sequential`` of Linear/ReLU/Flatten, a
-scikit-learn ``MLPRegressor``/``MLPClassifier`` with ReLU, or a list of ``(W, b)`` arrays.
+scikit-learn ``MLPRegressor``/``MLPClassifier`` with ReLU, or a list of ``(W, b)`` arrays. ``reluopt.Model``
+states a model around networks: variables, networks fed by them, linear constraints and objective.
 """
 from ._core import Error, __version__, abandoned_solver_threads
 from ._evt import EvtReport, evt
+from ._expr import Constraint, LinearExpr, Vector
+from ._model import Model, ModelResult, default_method, read_problem
 from ._solve import Result, method_names, option_names, option_table, solve
 
-__all__ = ["Error", "EvtReport", "Result", "__version__", "abandoned_solver_threads", "evt", "method_names",
-           "option_names", "option_table", "solve"]
+__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "Model", "ModelResult", "Result", "Vector",
+           "__version__", "abandoned_solver_threads", "default_method", "evt", "method_names", "option_names",
+           "option_table", "read_problem", "solve"]

@@ -23,7 +23,7 @@ class Result:
     def __init__(self, core: dict):
         self._json: str = core["json"]
         self._fields: dict = json.loads(self._json)
-        found = self._fields["status"] != "no_solution"
+        found = self._fields["status"] not in ("no_solution", "infeasible")
         self.x: np.ndarray = np.asarray(core["x"], dtype=np.float64) if found else np.zeros(0)
         self.outputs: np.ndarray = np.asarray(core["outputs"], dtype=np.float64) if found else np.zeros(0)
         self.trajectory: np.ndarray = np.asarray(self._fields["trajectory"], dtype=np.float64).reshape(-1, 2)
@@ -197,19 +197,28 @@ def solve(model: Any, lower: Optional[Sequence[float]] = None, upper: Optional[S
     Raises reluopt.Error (a ValueError) on bad input, with the command line's message. Ctrl-C stops the run within
     a second and raises KeyboardInterrupt with the incumbent as ``e.result``."""
     core_model, name = to_core_model(model)
+    settings = run_settings(method, threads, seed, record_values)
+    limit = math.inf if time_limit is None else float(time_limit)
+    with make_progress(progress, time_limit) as callback:
+        out = _core.solve(core_model, name, _domain_spec(lower, upper, A, b), _objective_spec(objective, constant, sense),
+                          settings, options, limit, callback)
+    return returned(Result(out), out)
+
+
+def run_settings(method: Any, threads: Any, seed: Any, record_values: bool) -> dict:
+    """The named arguments of a run, checked, as _core takes them."""
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0):
         raise Error(f"threads must be an integer >= 0 (0 or None: all cores), not {threads!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise Error(f"seed must be an integer in [0, 2**64), not {seed!r}")
     if not isinstance(method, str):
         raise Error(f"method must be a name such as 'enhanced', not {method!r}")
-    settings = {"method": method, "threads": int(threads or 0), "seed": int(seed),
-                "record_values": bool(record_values), "progress_interval": 0.5}
-    limit = math.inf if time_limit is None else float(time_limit)
-    with make_progress(progress, time_limit) as callback:
-        out = _core.solve(core_model, name, _domain_spec(lower, upper, A, b), _objective_spec(objective, constant, sense),
-                          settings, options, limit, callback)
-    result = Result(out)
+    return {"method": method, "threads": int(threads or 0), "seed": int(seed), "record_values": bool(record_values),
+            "progress_interval": 0.5}
+
+
+def returned(result: Result, out: dict) -> Result:
+    """The result, or the exception that stopped the run (Ctrl-C, a progress callback) raised with it attached."""
     if out["exception"] is not None:
         error = out["exception"]
         error.result = result

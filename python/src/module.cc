@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "model_binding.h"
 #include "option_names.h"
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
@@ -23,9 +24,6 @@ namespace py = pybind11;
 
 namespace reluopt::python {
 
-namespace {
-
-// A model as the Python side passes it: a path (str), a serialized ONNX model (bytes), or [(W, b), ...].
 LoadedModel load_model(const py::object& model, const std::string& name) {
   if (py::isinstance<py::str>(model)) {
     const std::string path = model.cast<std::string>();
@@ -44,6 +42,8 @@ LoadedModel load_model(const py::object& model, const std::string& name) {
   }
   return LoadedModel{Network(std::move(layers)), "layers", std::nullopt};
 }
+
+namespace {
 
 // Why a domain given without both lower and upper cannot be made: the library's domain is a box with finite
 // bounds, cut by the rows A x <= b, so neither rows alone nor one side of the box bound it.
@@ -122,12 +122,7 @@ py::dict solve_py(const py::object& model, const std::string& model_name, const 
                   double time_limit, const py::object& progress) {
   const auto start = std::chrono::steady_clock::now();
   SolveCall call;
-  call.options.method = parse_method(settings["method"].cast<std::string>());
-  call.options.threads = integer_argument<int>("threads", settings["threads"]);
-  call.options.seed = integer_argument<std::uint64_t>("seed", settings["seed"]);
-  call.options.sampling.record_values = settings["record_values"].cast<bool>();
-  apply_options(options, call.options);
-  validate_options(call.options, time_limit);
+  call.options = solve_options(settings, options, time_limit);
   const LoadedModel loaded = load_model(model, model_name);
   call.network = &loaded.network;
   call.domain = make_domain(domain, loaded);
@@ -185,4 +180,5 @@ PYBIND11_MODULE(_core, m) {
         py::arg("threads"));
   m.def("evt_pdf", &evt_pdf);
   m.def("abandoned_solver_threads", &reluopt::abandoned_solver_threads);
+  bind_model(m);
 }

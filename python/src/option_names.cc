@@ -130,4 +130,15 @@ void apply_options(const py::dict& names, SolveOptions& options) {
   if (options.sampling.stop_rule && !samples_given) options.sampling.samples = std::numeric_limits<long>::max();
 }
 
+SolveOptions solve_options(const py::dict& settings, const py::dict& options, double time_limit) {
+  SolveOptions out;
+  out.method = parse_method(settings["method"].cast<std::string>());
+  out.threads = integer_argument<int>("threads", settings["threads"]);
+  out.seed = integer_argument<std::uint64_t>("seed", settings["seed"]);
+  out.sampling.record_values = settings["record_values"].cast<bool>();
+  apply_options(options, out);
+  validate_options(out, time_limit);
+  return out;
+}
+
 }  // namespace reluopt::python

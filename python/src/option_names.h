@@ -17,6 +17,10 @@ namespace reluopt::python {
 // validate_options, with the command line's messages.
 void apply_options(const pybind11::dict& names, SolveOptions& options);
 
+// The options of a run: settings {"method", "threads", "seed", "record_values"} (named arguments of
+// reluopt.solve), then the keyword options by apply_options, all checked by validate_options.
+SolveOptions solve_options(const pybind11::dict& settings, const pybind11::dict& options, double time_limit);
+
 // A Python integer (an int, or anything with __index__ but a bool) as T, or reluopt::Error naming `what`:
 // "threads takes an integer, not 1.5", or for a value out of T's range (where pybind11's own cast raises a
 // RuntimeError) "threads takes an integer from -2147483648 to 2147483647, not 1099511627776".

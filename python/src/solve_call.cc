@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -58,24 +59,18 @@ py::dict result_dict(const SolveResult& result, const SolveCall& call) {
   out["json"] = result_to_json(result, info);
   out["x"] = py::cast(result.x);
   out["outputs"] = py::cast(result.outputs);
-  py::array_t<double> values({static_cast<py::ssize_t>(result.sampling.values.size()), py::ssize_t{2}});
-  auto v = values.mutable_unchecked<2>();
-  for (std::size_t i = 0; i < result.sampling.values.size(); ++i) {
-    v(i, 0) = static_cast<double>(result.sampling.values[i].first);
-    v(i, 1) = result.sampling.values[i].second;
-  }
-  out["sample_values"] = values;
+  out["sample_values"] = sample_values(result);
   out["exception"] = py::none();
   return out;
 }
 
 // Python's pending exception from a signal handler or the progress callback, if any (GIL held).
-std::optional<py::error_already_set> poll_python(const SolveCall& call, ProgressSlot& slot) {
+std::optional<py::error_already_set> poll_python(const py::object& progress, ProgressSlot& slot) {
   if (PyErr_CheckSignals() != 0) return py::error_already_set();
-  if (call.progress.is_none()) return std::nullopt;
+  if (progress.is_none()) return std::nullopt;
   if (const std::optional<Progress> p = slot.take()) {
     try {
-      call.progress(progress_dict(*p));
+      progress(progress_dict(*p));
     } catch (py::error_already_set& e) {
       return std::move(e);
     }
@@ -85,34 +80,54 @@ std::optional<py::error_already_set> poll_python(const SolveCall& call, Progress
 
 }  // namespace
 
-py::dict run_solve(SolveCall& call) {
+py::array_t<double> sample_values(const SolveResult& result) {
+  py::array_t<double> values({static_cast<py::ssize_t>(result.sampling.values.size()), py::ssize_t{2}});
+  auto v = values.mutable_unchecked<2>();
+  for (std::size_t i = 0; i < result.sampling.values.size(); ++i) {
+    v(i, 0) = static_cast<double>(result.sampling.values[i].first);
+    v(i, 1) = result.sampling.values[i].second;
+  }
+  return values;
+}
+
+std::optional<py::error_already_set> run_with_python(const std::function<void(const RunControl&)>& run,
+                                                     double time_limit, const py::object& progress,
+                                                     double progress_interval) {
   std::atomic<bool> stop{false};
   ProgressSlot slot;
   RunControl control;
-  control.time_limit = call.time_limit;
+  control.time_limit = time_limit;
   control.stop = &stop;
-  control.progress_interval = call.progress_interval;
-  if (!call.progress.is_none()) control.on_progress = [&slot](const Progress& p) { slot.put(p); };
-  std::future<SolveResult> run = std::async(std::launch::async, [&] {
-    return solve(*call.network, call.domain, call.objective, call.options, control);
-  });
+  control.progress_interval = progress_interval;
+  if (!progress.is_none()) control.on_progress = [&slot](const Progress& p) { slot.put(p); };
+  std::future<void> running = std::async(std::launch::async, [&] { run(control); });
   std::optional<py::error_already_set> raised;
   for (;;) {
     bool done = false;
     {
       py::gil_scoped_release release;
-      done = run.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+      done = running.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
     }
     if (done) break;
-    raised = poll_python(call, slot);
+    raised = poll_python(progress, slot);
     if (raised) {
       stop.store(true);
       py::gil_scoped_release release;
-      run.wait();
+      running.wait();
       break;
     }
   }
-  const SolveResult result = run.get();  // a reluopt::Error becomes reluopt.Error
+  running.get();  // a reluopt::Error becomes reluopt.Error
+  return raised;
+}
+
+py::dict run_solve(SolveCall& call) {
+  SolveResult result;
+  const auto raised = run_with_python(
+      [&](const RunControl& control) {
+        result = solve(*call.network, call.domain, call.objective, call.options, control);
+      },
+      call.time_limit, call.progress, call.progress_interval);
   py::dict out = result_dict(result, call);
   if (raised) out["exception"] = raised->value();
   return out;

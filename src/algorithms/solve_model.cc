@@ -8,8 +8,11 @@
 #include "algorithms/model_mip.h"
 #include "algorithms/solve_in_context.h"
 #include "core/model_reduction.h"
+#include "lp/domain_rows.h"
+#include "lp/linear_model.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
+#include "solver/lp_solver.h"
 
 namespace reluopt {
 
@@ -57,6 +60,24 @@ ModelResult run_on_composite(const Model& model, const ReducedModel& reduced, co
   return out;
 }
 
+// Whether no u satisfies the reduced model's rows on variables alone within its box (an LP with those rows): the
+// model is then infeasible whatever the networks do, and that is its outcome, not an error in its input.
+bool variables_admit_no_point(const Domain& domain) {
+  if (!domain.has_rows()) return false;
+  LinearModel lp;
+  for (int j = 0; j < domain.dim(); ++j) lp.add_column(domain.lower[j], domain.upper[j]);
+  add_domain_rows(domain, lp);
+  return make_lp_solver()->solve(lp).status == LpStatus::kInfeasible;
+}
+
+ModelResult infeasible_result(const SolveOptions& options) {
+  ModelResult out;
+  out.result.status = SolveStatus::kInfeasible;
+  out.result.method = method_name(options.method);
+  out.result.stopped_by = StopReason::kCompleted;
+  return out;
+}
+
 }  // namespace
 
 bool method_takes_model(Method method, const Model& model) {
@@ -72,6 +93,7 @@ double model_tolerance(const Model& model) {
 ModelResult solve(const Model& model, const SolveOptions& options, const RunControl& control) {
   validate_options(options, control.time_limit);
   const ReducedModel reduced = reduce(model);
+  if (variables_admit_no_point(reduced.domain)) return infeasible_result(options);
   if (!is_mip_method(options.method) && !method_takes_rows(options.method) && needs_mip(reduced))
     throw Error("method '" + method_name(options.method) + "' does not take a model with " +
                 (reduced.has_output_rows() ? "constraints on network outputs" : "integer variables") +

@@ -79,6 +79,25 @@ TEST_P(ModelSolve, ReachesTheModelsOptimumOnTheComposite) {
   }
 }
 
+// Rows on variables alone that no point of the box meets: every method answers `infeasible`, a result and not an
+// error, since the model as a whole is well formed.
+TEST_P(ModelSolve, RowsOnVariablesThatNoPointMeetsGiveInfeasible) {
+  Model m = two_network_model(Sense::kMaximize, false);
+  m.constraints.push_back(
+      testing::make_constraint({{R::variable(0, 0), 1.0}, {R::variable(1, 0), 1.0}}, ConstraintSense::kGreaterEqual, 3.5));
+  ASSERT_FALSE(testing::brute_force_model(m).feasible);
+  SolveOptions options;
+  options.method = GetParam();
+  options.threads = 1;
+  RunControl control;
+  control.time_limit = 20.0;
+  const ModelResult got = solve(m, options, control);
+  EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
+  EXPECT_FALSE(got.point.has_value());
+  EXPECT_EQ(got.result.x.size(), 0);
+  EXPECT_EQ(got.result.method, method_name(GetParam()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, ModelSolve,
                          ::testing::Values(Method::kSampling, Method::kEnhanced, Method::kBab, Method::kMip,
                                            Method::kGradient, Method::kWalk),

@@ -3,9 +3,11 @@ the float64 arrays are the same network), and runs of the command-line tool on t
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -46,6 +48,20 @@ def run_cli(tmp_path, model, flags, domain=None, objective=None, check=True):
         assert done.returncode == 0, done.stderr
     out = json.loads((tmp_path / "cli.json").read_text()) if done.returncode == 0 else None
     return done.returncode, out, done.stderr.strip()
+
+
+def interrupted(script):
+    """Runs `script` (which prints "started" before its run) in a child Python, sends it SIGINT 1.5 s into the
+    run, and returns (the JSON line it printed, the time SIGINT was sent on time.monotonic's clock)."""
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    assert child.stdout.readline().strip() == "started"
+    time.sleep(1.5)  # well into the run
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 0, err
+    return json.loads(out), sent
 
 
 def cli_error(tmp_path, model, flags, **kwargs):

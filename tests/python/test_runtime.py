@@ -1,8 +1,4 @@
 """What a Python user expects of a run: Ctrl-C, threads, progress, the GIL released."""
-import json
-import signal
-import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -11,7 +7,7 @@ import numpy as np
 import pytest
 
 import reluopt
-from conftest import run_cli, xavier_layers
+from conftest import interrupted, run_cli, xavier_layers
 
 LONG_RUN = textwrap.dedent("""
     import json, signal, sys, time
@@ -37,16 +33,8 @@ LONG_RUN = textwrap.dedent("""
 
 def test_ctrl_c_raises_keyboard_interrupt_with_the_incumbent():
     import os
-    child = subprocess.Popen([sys.executable, "-c", LONG_RUN.format(tests=os.path.dirname(__file__))],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout.readline().strip() == "started"
-    time.sleep(1.5)  # well into the run
-    sent = time.monotonic()
-    child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=30)
+    report, sent = interrupted(LONG_RUN.format(tests=os.path.dirname(__file__)))
     ended = time.monotonic()
-    assert child.returncode == 0, err
-    report = json.loads(out)
     assert report["stopped_by"] == "interrupted" and report["status"] == "feasible"
     assert report["objective"] is not None and report["threads_left"] == 0
     # Generous bounds on a loaded machine: the binding looks for signals every 50 ms and the run at its stop flag
