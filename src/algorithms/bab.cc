@@ -16,6 +16,11 @@
 // concave neurons are exact as y >= h, y >= 0), so its optimum's forward value meets its bound and the node
 // closes: the search is complete. The global bound is the largest bound of an open, running or pruned node (over
 // several processes, or one sent to another process and not yet confirmed there: bab_share.h).
+// A reduced model's rows (ModelRows) enter every node LP as C W_L x_L <= e - C b_L, loosened by their rounding;
+// a node whose LP the solver calls infeasible is dropped when a phase-one LP's safe bound proves it empty
+// (proven_empty), and only then. Integer coordinates keep integral bounds (input splits cut them into [lo, m] and
+// [m + 1, hi]); a node with every neuron fixed whose LP optimum is fractional on one is split there at its floor,
+// so that the search still ends with exact nodes.
 #include "algorithms/bab.h"
 
 #include <algorithm>
@@ -39,6 +44,7 @@
 #include "algorithms/bab_share.h"
 #include "algorithms/incumbent.h"
 #include "algorithms/mip.h"
+#include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "bounds/split_bounds.h"
 #include "bounds/symbolic_bounds.h"
@@ -59,6 +65,8 @@ namespace {
 // Nodes within this of the incumbent are closed: a gap of 1e-7 relative (5e-10 absolute) counts as optimal in
 // result.h's terms (1e-6, 1e-9).
 double prune_tolerance(double incumbent) { return std::max(1e-7 * std::abs(incumbent), 5e-10); }
+
+constexpr double kRoundOff = std::numeric_limits<double>::epsilon();
 
 // Forward passes at this many samples of P seed the incumbent: a point before the first node costs microseconds.
 constexpr int kSeedPoints = 16;
@@ -123,7 +131,8 @@ struct Node {
 // A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
 // for the children (null when no LP was optimal).
 struct NodeLp {
-  double bound = kInfinity;
+  double bound = kInfinity;  // -infinity: the LP has no point, proven (proven_empty)
+  Eigen::VectorXd x;         // the inputs at the last optimal LP (empty when none was optimal)
   std::shared_ptr<const KeyedBasis> basis;
   std::shared_ptr<const std::vector<KeptCut>> cuts;
 };
@@ -339,6 +348,34 @@ double infeasible_lp_bound(const LinearModel& model, LpSolver& lp, double second
   return relaxed.status == LpStatus::kOptimal ? relaxed.bound : kInfinity;
 }
 
+// The most that a row of `model` can miss its sides by over the columns' bounds (+infinity when a bound is).
+double largest_row_miss(const LinearModel& model) {
+  double miss = 0.0;
+  for (int r = 0; r < model.num_rows(); ++r) {
+    double least = 0.0, most = 0.0;
+    for (int e = model.row_start()[r]; e < model.row_start()[r + 1]; ++e) {
+      const double a = model.row_value()[e];
+      const int c = model.row_index()[e];
+      least += std::min(a * model.col_lower()[c], a * model.col_upper()[c]);
+      most += std::max(a * model.col_lower()[c], a * model.col_upper()[c]);
+    }
+    miss = std::max({miss, model.row_lower()[r] - least, most - model.row_upper()[r]});
+  }
+  return std::isnan(miss) ? kInfinity : miss;
+}
+
+// Whether the LP `model` has no point, proven: the elastic model with every row loosened by p_r - n_r (each in
+// [0, reach], reach covering the most any row can miss, so that it has points) and the objective
+// max -sum_r (p_r + n_r) has a safe bound (weak duality from the solver's duals with an allowance for their
+// rounding, LpSolution::bound) below zero. Every point of `model` is one of it with p = n = 0 and value 0, so
+// there is none. The proof rests on that bound alone, not on the solver's word "infeasible".
+bool proven_empty(const LinearModel& model, LpSolver& lp, double seconds) {
+  const double reach = 2.0 * largest_row_miss(model) + 1.0;
+  if (!std::isfinite(reach)) return false;
+  const LpSolution phase_one = lp.solve(elastic_model(model, reach, 1.0, false), seconds);
+  return phase_one.status == LpStatus::kOptimal && phase_one.bound < 0.0;
+}
+
 class Search {
  public:
   Search(const Problem& problem, const SolveOptions& options, const Deadline& deadline, Incumbent& incumbent,
@@ -386,7 +423,10 @@ class Search {
     return std::isfinite(best) && bound <= best + prune_tolerance(best);
   }
 
-  void offer(const Eigen::VectorXd& x) { incumbent_.offer(evaluate_point(problem_, x)); }
+  // With ModelRows only points that meet them, with integral integer coordinates, become incumbents.
+  void offer(const Eigen::VectorXd& x) {
+    if (std::optional<EvaluatedPoint> point = feasible_point(problem_, x)) incumbent_.offer(std::move(*point));
+  }
 
   // Bound propagation of the objective over a box under splits (`prior` valid there, may be null).
   Propagation propagate_box(const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, const SplitState& splits,
@@ -412,6 +452,7 @@ class Search {
     }
     double bound = std::min(node.bound, prop.objective.upper);
     if (close_or_keep(bound)) return;
+    if (rows_exclude(node, prop.bounds)) return;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, prop.bounds);
     const std::vector<std::pair<int, int>> free = branchable(node, prop.bounds, concave);
     // While the input is small and many neurons are unstable, splitting the box tightens every neuron and the
@@ -420,16 +461,20 @@ class Search {
     // its neurons' bounds under the splits are exact LPs (first_layer_prior), and with them and the Anderson
     // cuts the 10 -> 100 -> 1 grid network (seed 10787, bab, 2 threads, load 8.5) is proven in 10 s and 1325
     // nodes, against 31 s and 49559 nodes splitting inputs first.
+    // With rows on the outputs every node gets its LP: only the LP sees the rows, which prune nodes and make
+    // its optimum a point that may meet them.
     const bool input_split = problem_.network.num_hidden_layers() > 1 &&
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
-    if (!input_split) {
-      if (prop.objective.relaxation_share.empty()) {  // made by an input split: the branching score needs it
+    NodeLp relaxation;
+    if (!input_split || problem_.rows.has_output_rows()) {
+      if (!input_split && prop.objective.relaxation_share.empty()) {  // made by an input split: the score needs it
         const NeuronBounds own = prop.bounds;
         prop = propagate_box(node.lo, node.hi, node.splits, &own);
         if (prop.empty) return;
       }
-      NodeLp relaxation = node_lp(node, prop.bounds, lp);
+      relaxation = node_lp(node, prop.bounds, lp);
+      if (relaxation.bound == -kInfinity) return;  // no point of P in the node meets the rows
       bound = std::min(bound, relaxation.bound);
       if (close_or_keep(bound)) return;
       if (relaxation.basis) {
@@ -438,8 +483,56 @@ class Search {
       }
     }
     node.bound = bound;
+    // Every neuron fixed: the LP is exact but for the integer coordinates, which are branched on where its
+    // optimum is fractional (an integral optimum is a point whose value meets the bound: the node closed).
+    if (free.empty()) {
+      if (const std::optional<Eigen::Index> i = fractional_integer(node, relaxation.x))
+        return split_integer(std::move(node), prop, *i, relaxation.x[*i], children);
+    }
     if (free.empty() || input_split) return split_input(std::move(node), prop, children);
     split_relu(std::move(node), prop, free, children);
+  }
+
+  // Whether bound propagation proves that no point of the node meets a row C_r y <= e_r on the outputs: its upper
+  // bound of -C_r y (round-off margins included, the node's neuron bounds as the prior) is below -e_r. A
+  // propagation per row, about a hundredth of the node LP that would otherwise prove it.
+  bool rows_exclude(const Node& node, const NeuronBounds& bounds) const {
+    const Eigen::MatrixXd& C = problem_.rows.output_rows;
+    for (Eigen::Index r = 0; r < C.rows(); ++r) {
+      const Propagation row = propagate(problem_.network, node.lo, node.hi, -C.row(r).transpose(), 0.0, node.splits,
+                                        &bounds, &deadline_);
+      if (row.empty || row.objective.upper < -problem_.rows.output_rhs[r]) return true;
+    }
+    return false;
+  }
+
+  // The integer coordinate of the node's box whose LP value is farthest from an integer (beyond 1e-6), if any.
+  std::optional<Eigen::Index> fractional_integer(const Node& node, const Eigen::VectorXd& x) const {
+    if (!problem_.rows.has_integers() || x.size() == 0) return std::nullopt;
+    std::optional<Eigen::Index> pick;
+    double farthest = 1e-6;
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      if (!problem_.rows.integer[static_cast<std::size_t>(i)] || !(node.lo[i] < node.hi[i])) continue;
+      const double away = std::abs(x[i] - std::round(x[i]));
+      if (away > farthest) {
+        farthest = away;
+        pick = i;
+      }
+    }
+    return pick;
+  }
+
+  // The node's integer coordinate i at the LP's fractional value: x_i <= floor(value) and x_i >= floor(value) + 1,
+  // both boxes with integral bounds, each propagated when popped (the node's neuron bounds as their prior).
+  void split_integer(Node node, const Propagation& prop, Eigen::Index i, double value, std::vector<Node>& children) {
+    const double cut = std::clamp(std::floor(value), node.lo[i], node.hi[i] - 1.0);
+    node.prior = std::make_shared<const NeuronBounds>(prop.bounds);
+    node.lambda.resize(0);
+    Node high = node;
+    node.hi[i] = cut;
+    high.lo[i] = cut + 1.0;
+    children.push_back(std::move(node));
+    children.push_back(std::move(high));
   }
 
   // The node's prior with the first layer tightened by LPs over its split half-spaces (split_bounds.h) where
@@ -475,6 +568,7 @@ class Search {
     box.upper = node.hi;
     MipFormulation f = big_m_formulation(problem_.network, box, problem_.objective, bounds, options_.relax_concave);
     add_inactive_split_rows(f, node.splits);
+    add_model_rows(f);
     if (node.cuts) add_kept_cuts(f.model, *node.cuts);
     LpBasis start = node.basis ? carry_basis(*node.basis, f.model) : LpBasis{};
     NodeLp result;
@@ -483,13 +577,18 @@ class Search {
       const double seconds = std::max(deadline_.remaining(), 0.0);
       LpSolution s = start.empty() ? lp.solve(f.model, seconds) : lp.solve_from(f.model, start, seconds);
       if (s.status == LpStatus::kInfeasible) {
-        result.bound = std::min(result.bound, infeasible_lp_bound(f.model, lp, seconds));
+        if (proven_empty(f.model, lp, std::max(deadline_.remaining(), 0.0))) {
+          result.bound = -kInfinity;
+          return result;
+        }
+        result.bound = std::min(result.bound, infeasible_lp_bound(f.model, lp, std::max(deadline_.remaining(), 0.0)));
         return result;
       }
       if (s.status != LpStatus::kOptimal) return result;
       Eigen::VectorXd x(static_cast<Eigen::Index>(f.input.size()));
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
+      result.x = std::move(x);
       result.bound = std::min(result.bound, s.bound);
       const bool more = round < kCutRounds && !closes(result.bound) && add_anderson_cuts(f, s.values);
       if (!more) {
@@ -500,6 +599,29 @@ class Search {
       start = std::move(s.basis);
       start.rows.resize(static_cast<std::size_t>(f.model.num_rows()), BasisStatus::kBasic);
     }
+  }
+
+  // The model's rows C y <= e on the outputs (formulation/mip_formulation.h), each loosened by an allowance for
+  // the rounding of its coefficients C W_L and right-hand side e - C b_L, so that the LP keeps every point that
+  // meets the rows exactly.
+  void add_model_rows(MipFormulation& f) const {
+    if (!problem_.rows.has_output_rows()) return;
+    const Eigen::MatrixXd& C = problem_.rows.output_rows;
+    const DenseLayer& out = problem_.network.output_layer();
+    const std::vector<int>& last = f.post_activation.empty() ? f.input : f.post_activation.back();
+    Eigen::VectorXd magnitude(static_cast<Eigen::Index>(last.size()));
+    for (std::size_t j = 0; j < last.size(); ++j)
+      magnitude[static_cast<Eigen::Index>(j)] =
+          std::max(std::abs(f.model.col_lower()[last[j]]), std::abs(f.model.col_upper()[last[j]]));
+    // |C| (|W_L| |x_L| + |b_L|) + |e| bounds every term of the row's sums.
+    const Eigen::VectorXd reach = C.cwiseAbs() * (out.weights.cwiseAbs() * magnitude + out.bias.cwiseAbs()) +
+                                  problem_.rows.output_rhs.cwiseAbs();
+    const double terms = static_cast<double>(C.cols() + out.weights.cols() + 2);
+    const int first = f.model.num_rows();
+    add_output_rows(f, problem_.network, C, problem_.rows.output_rhs);
+    for (int r = first; r < f.model.num_rows(); ++r)
+      f.model.set_row_bounds(r, -kInfinity,
+                             f.model.row_upper()[r] + 4.0 * terms * kRoundOff * reach[r - first]);
   }
 
   static bool is_cut(const LinearModel& model, int row) { return model.row_name(row).compare(0, 3, "cut") == 0; }
@@ -588,7 +710,7 @@ class Search {
     const bool strong = advantage_.load() >= kMinAdvantage || input_splits_++ % kStrongProbeEvery == 0;
     for (Eigen::Index i = 0; i < d; ++i) {
       const double mid = 0.5 * (node.lo[i] + node.hi[i]);
-      if (mid > node.lo[i] && mid < node.hi[i]) splittable.push_back(i);
+      if (is_integer(i) ? node.lo[i] < node.hi[i] : mid > node.lo[i] && mid < node.hi[i]) splittable.push_back(i);
     }
     if (splittable.empty()) return splittable;
     const Eigen::VectorXd relative =
@@ -628,7 +750,7 @@ class Search {
       for (int side = 0; side < 2; ++side) {
         Node child = halve(node, candidates.front(), side);
         if (fresh) {
-          child.bound = std::min(child.bound, halved_upper(prop.objective, node, candidates.front(), side));
+          child.bound = std::min(child.bound, halved_upper(prop.objective, node, child, candidates.front(), side));
           if (close_or_keep(child.bound) || !propagate_child(child)) continue;
         }
         children.push_back(std::move(child));
@@ -662,22 +784,31 @@ class Search {
   // The maximum over a half of the node of the node's upper function lambda^T x + constant (valid on the half): on
   // the half without the maximizing vertex's coordinate i it is lower by |lambda_i| times the half's width. A
   // margin covers the rounding of the constant, and the drop is taken slightly short for its own.
-  static double halved_upper(const PropagatedObjective& objective, const Node& node, Eigen::Index i, int side) {
+  static double halved_upper(const PropagatedObjective& objective, const Node& node, const Node& half, Eigen::Index i,
+                             int side) {
     const double l = objective.lambda[i];
     if (l == 0.0 || (l > 0.0) == (side == 1) || !std::isfinite(objective.upper)) return objective.upper;
     double reach = std::abs(objective.upper);
     for (Eigen::Index j = 0; j < node.lo.size(); ++j)
       reach += std::abs(objective.lambda[j]) * std::max(std::abs(node.lo[j]), std::abs(node.hi[j]));
-    const double mid = 0.5 * (node.lo[i] + node.hi[i]);
-    const double cut = side == 0 ? node.hi[i] - mid : mid - node.lo[i];  // how far the half is from the vertex
+    const double cut = side == 0 ? node.hi[i] - half.hi[i] : half.lo[i] - node.lo[i];  // how far from the vertex
     return objective.upper - std::abs(l) * cut * (1.0 - 1e-12) + 1e-12 * reach;
   }
 
-  // The node's lower (side 0) or upper half on coordinate i, with its bound.
-  static Node halve(const Node& node, Eigen::Index i, int side) {
+  bool is_integer(Eigen::Index i) const {
+    return problem_.rows.has_integers() && problem_.rows.integer[static_cast<std::size_t>(i)];
+  }
+
+  // The node's lower (side 0) or upper half on coordinate i, with its bound: cut at the midpoint, or for an integer
+  // coordinate into [lo, m] and [m + 1, hi] with m = floor of the midpoint, so that both keep integral bounds.
+  Node halve(const Node& node, Eigen::Index i, int side) const {
     Node child = node;
     child.lambda.resize(0);  // not propagated yet
-    (side == 0 ? child.hi : child.lo)[i] = 0.5 * (node.lo[i] + node.hi[i]);
+    const double mid = 0.5 * (node.lo[i] + node.hi[i]);
+    if (!is_integer(i))
+      (side == 0 ? child.hi : child.lo)[i] = mid;
+    else
+      (side == 0 ? child.hi[i] : child.lo[i]) = std::floor(mid) + (side == 0 ? 0.0 : 1.0);
     return child;
   }
 
@@ -767,7 +898,14 @@ class Search {
 void seed_incumbent(const Problem& problem, const SolveOptions& options, const std::optional<EvaluatedPoint>& start,
                     Incumbent& incumbent, const Deadline& deadline) {
   if (start) {
-    incumbent.offer(*start);
+    if (std::optional<EvaluatedPoint> point = feasible_point(problem, start->x)) incumbent.offer(std::move(*point));
+    if (problem.rows.empty()) return;
+  }
+  // Samples of P seldom meet a model's rows or integers: only the interior point is tried, and the node LPs'
+  // optima are the candidates.
+  if (!problem.rows.empty()) {
+    if (std::optional<EvaluatedPoint> point = feasible_point(problem, problem.interior_point))
+      incumbent.offer(std::move(*point));
     return;
   }
   offer_forward_passes(problem, options, kSeedPoints, incumbent, deadline);
@@ -816,7 +954,8 @@ bool gather(const Problem& problem, Peers& peers, WorkSharing& sharing, const Fr
   result.run.nodes = all.nodes;
   result.run.lps = all.lps;
   if (!peers.lead()) return false;
-  for (const Eigen::VectorXd& x : all.best_points) incumbent.offer(evaluate_point(problem, x));
+  for (const Eigen::VectorXd& x : all.best_points)
+    if (std::optional<EvaluatedPoint> point = feasible_point(problem, x)) incumbent.offer(std::move(*point));
   for (const auto& [rank, bound] : all.values) sharing.final_bound(static_cast<int>(rank), bound);
   return sharing.complete() && !sharing.stuck() && result.distributed.ranks_finished == peers.size();
 }
@@ -860,8 +999,12 @@ void free_open_nodes(std::priority_queue<Node, std::vector<Node>, ByBound> open)
 
 }  // namespace
 
-SolveResult run_bab(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+SolveResult run_bab(const Problem& problem, const SolveOptions& given, const Deadline& deadline,
                     const RunContext& control, const std::optional<EvaluatedPoint>& start) {
+  // A row on the outputs can be met by a post-activation above max(h, 0): concave neurons are exact as
+  // y >= h, y >= 0 only for the objective, so with rows they are split like any other.
+  SolveOptions options = given;
+  if (problem.rows.has_output_rows()) options.relax_concave = false;
   Incumbent incumbent(&deadline);
   seed_incumbent(problem, options, start, incumbent, deadline);
   Frontier frontier;
@@ -943,6 +1086,10 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& options, const D
                                             : StopReason::kTimeLimit;
   // With every node closed and none open, the bound is the incumbent itself (up to the pruning tolerance).
   if (std::isfinite(bound)) result.bound = sign * bound;
+  // Without a point, no node is pruned by a bound: a search completed with no bound left has proven every node
+  // empty (its LP by proven_empty, or its splits by the propagation).
+  if (complete && !problem.rows.empty() && !incumbent.best() && bound == -kInfinity)
+    result.status = SolveStatus::kInfeasible;
   close_gap(result);
   free_open_nodes(frontier.release_open());
   result.run.seconds = deadline.elapsed();

@@ -36,6 +36,37 @@ void adopt(const EvaluatedPoint& point, const Problem& problem, SolveResult& res
 
 }  // namespace
 
+double row_tolerance(const Problem& problem) {
+  double scale = 1.0;
+  if (problem.rows.has_output_rows()) scale = std::max(scale, problem.rows.output_rhs.cwiseAbs().maxCoeff());
+  if (problem.domain.has_rows()) scale = std::max(scale, problem.domain.b.cwiseAbs().maxCoeff());
+  return 1e-8 * scale;
+}
+
+std::optional<EvaluatedPoint> feasible_point(const Problem& problem, Eigen::VectorXd x) {
+  if (problem.rows.empty()) return evaluate_point(problem, std::move(x));
+  if (!x.allFinite()) return std::nullopt;
+  const double tolerance = row_tolerance(problem);
+  EvaluatedPoint point;
+  if (problem.rows.has_integers()) {
+    // The box's integer coordinates have integral bounds: rounding after clipping stays in the box. No move
+    // towards the interior, which would take the coordinates off the integers.
+    x = x.cwiseMax(problem.domain.lower).cwiseMin(problem.domain.upper);
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+      if (problem.rows.integer[static_cast<std::size_t>(i)]) x[i] = std::round(x[i]);
+    if (!(problem.domain.max_violation(x) <= tolerance)) return std::nullopt;
+    point.outputs = problem.network.forward(x);
+    point.value = problem.objective.sign() * problem.objective.value(point.outputs);
+    point.x = std::move(x);
+  } else {
+    point = evaluate_point(problem, std::move(x));
+  }
+  if (problem.rows.has_output_rows() &&
+      !((problem.rows.output_rows * point.outputs - problem.rows.output_rhs).maxCoeff() <= tolerance))
+    return std::nullopt;
+  return point;
+}
+
 double contradiction_tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
 
 void withdraw_bound(SolveResult& result, const std::string& why) {
@@ -68,6 +99,8 @@ void check_proof(const Problem& problem, const SolveOptions& options, const Dead
   // Local search from the claimed point, then Algorithm 2 from another seed; the first point above the bound ends it.
   std::optional<EvaluatedPoint> found = local_search_from(problem, options, evaluate_point(problem, result.x),
                                                           deadline.share(0.5));
+  // The searches know nothing of a model's rows: only their feasible points may refute the bound.
+  if (found && !problem.rows.empty()) found = feasible_point(problem, found->x);
   std::string source = "the local search from the reported point";
   double best = found ? found->value : sign * result.objective;
   if (!found || found->value <= bound + contradiction_tolerance(bound)) {
@@ -78,10 +111,12 @@ void check_proof(const Problem& problem, const SolveOptions& options, const Dead
     sampling.sampling.stop_rule.reset();
     sampling.enhanced.mip_share = 0.0;
     const SolveResult run = run_enhanced(problem, sampling, deadline, RunContext{});
-    if (run.status != SolveStatus::kNoSolution) {
-      best = std::max(best, sign * run.objective);
-      if (!found || sign * run.objective > found->value) {
-        found = evaluate_point(problem, run.x);
+    std::optional<EvaluatedPoint> point;
+    if (run.status != SolveStatus::kNoSolution) point = feasible_point(problem, run.x);
+    if (point) {
+      best = std::max(best, point->value);
+      if (!found || point->value > found->value) {
+        found = std::move(point);
         source = "Algorithm 2 with " + std::to_string(run.sampling.samples) + " samples (seed " +
                  std::to_string(sampling.seed) + ")";
       }
@@ -94,7 +129,9 @@ void check_proof(const Problem& problem, const SolveOptions& options, const Dead
     return;
   }
   result.proof_check = "passed: the local search from the reported point and " + std::to_string(kCheckSamples) +
-                       " samples of Algorithm 2 found nothing beyond the bound (best " + number(sign * best) + ")";
+                       " samples of Algorithm 2 found nothing beyond the bound" +
+                       (problem.rows.empty() ? "" : " that meets the model's rows") + " (best " + number(sign * best) +
+                       ")";
 }
 
 }  // namespace reluopt

@@ -108,7 +108,7 @@ bool method_takes_rows(Method method) {
   switch (method) {
     case Method::kSampling:
     case Method::kEnhanced:
-    case Method::kBab:
+    case Method::kBab: return method == Method::kBab;  // the cases above fall through to here
     case Method::kGradient:
     case Method::kWalk:
     case Method::kMip:

@@ -1,5 +1,8 @@
 #include "algorithms/model_brute_force.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -88,6 +91,23 @@ LinearModel piece_lp(const Model& model, const Eigen::VectorXd& lower, const Eig
 }
 
 }  // namespace
+
+void expect_oracles_answer(const Model& model, const ModelOptimum& exact, const ModelResult& got) {
+  if (!exact.feasible) {
+    EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
+    EXPECT_FALSE(got.point.has_value());
+    return;
+  }
+  ASSERT_EQ(got.result.status, SolveStatus::kOptimal);
+  ASSERT_TRUE(got.point.has_value());
+  const ModelPoint check = evaluate(model, got.point->v);
+  EXPECT_LE(check.max_violation, model_tolerance(model));
+  EXPECT_EQ(check.objective, got.result.objective);
+  EXPECT_NEAR(got.result.objective, exact.objective, 1e-6 * std::max(1.0, std::abs(exact.objective)));
+  ASSERT_TRUE(got.result.bound.has_value());
+  const double sign = model.sense == Sense::kMaximize ? 1.0 : -1.0;
+  EXPECT_GE(sign * *got.result.bound, sign * exact.objective) << "the bound cuts off the optimum";
+}
 
 LinearConstraint make_constraint(std::vector<LinearExpr::Term> terms, ConstraintSense sense, double rhs) {
   LinearConstraint c;

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "reluopt/model.h"
+#include "reluopt/solve.h"
 
 namespace reluopt::testing {
 
@@ -21,6 +22,11 @@ struct ModelOptimum {
 
 // Throws std::invalid_argument when the model has more than 16 hidden neurons or more than 100000 pieces.
 ModelOptimum brute_force_model(const Model& model);
+
+// A prover's answer against the oracle's (gtest expectations): `infeasible` with no point where the oracle finds
+// none; otherwise `optimal` at the oracle's optimum, with a point that evaluate() accepts at the reported
+// objective and a bound that does not cut the optimum off.
+void expect_oracles_answer(const Model& model, const ModelOptimum& exact, const ModelResult& got);
 
 // sum of terms (sense) rhs, for building small models in tests.
 LinearConstraint make_constraint(std::vector<LinearExpr::Term> terms, ConstraintSense sense, double rhs);

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""reluopt solve --problem and reluopt formulate on problem files (docs/PROBLEM.md): the MIP methods prove the
-same optimum, an infeasible problem reports `infeasible`, the other methods refuse a problem with integers or
+"""reluopt solve --problem and reluopt formulate on problem files (docs/PROBLEM.md): the MIP methods and bab prove
+the same optimum, an infeasible problem reports `infeasible`, the other methods refuse a problem with integers or
 constraints on outputs in one line, and the exported free MPS file, read by the parser below and solved by
 scipy's HiGHS (scipy.optimize.milp), has the optimum that solve --problem proves.
 
@@ -133,7 +133,7 @@ class ProblemFiles(unittest.TestCase):
 
     def test_mip_methods_prove_one_optimum_with_named_values(self):
         values = []
-        for method in ("mip", "mip-cuts", "partition"):
+        for method in ("mip", "mip-cuts", "partition", "bab"):
             result = self.solve(PRICING, "--method", method)
             self.assertEqual(result["status"], "optimal", method)
             self.assertGreaterEqual(result["bound"], result["objective"])
@@ -151,13 +151,14 @@ class ProblemFiles(unittest.TestCase):
     def test_an_unreachable_risk_limit_is_infeasible(self):
         def limit(problem):
             problem["constraints"][0]["<="] = -100
-        result = self.solve(self.write_problem("infeasible.json", limit), "--method", "mip")
-        self.assertEqual(result["status"], "infeasible")
-        self.assertIsNone(result["objective"])
-        self.assertEqual(result["variables"], {})
+        for method in ("mip", "bab"):
+            result = self.solve(self.write_problem("infeasible.json", limit), "--method", method)
+            self.assertEqual(result["status"], "infeasible", method)
+            self.assertIsNone(result["objective"])
+            self.assertEqual(result["variables"], {})
 
     def test_other_methods_refuse_in_one_line(self):
-        for method in ("sampling", "bab"):
+        for method in ("sampling",):
             proc = self.run_tool("solve", "--problem", PRICING, "--method", method, "--quiet")
             self.assertEqual(proc.returncode, 1)
             lines = proc.stderr.strip().splitlines()
