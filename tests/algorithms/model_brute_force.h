@@ -1,7 +1,8 @@
 #pragma once
 
 // The exact optimum of a small Model (reluopt/model.h), for tests: every assignment of the integer variables
-// (their whole grid) times every activation pattern of every network, each piece an LP in the layered space of
+// (their whole grid) times every activation pattern of every network that interval arithmetic over that grid
+// point's box leaves possible, each piece an LP in the layered space of
 // the model's own networks (variables v, every hidden layer's post-activations, the outputs; all constraints as
 // rows). Independent of the reduction (core/model_reduction.h) and of the methods under test.
 #include <vector>

@@ -78,7 +78,8 @@ TEST(ModelBruteForce, InfeasibleModels) {
   odd.constraints.push_back(make_constraint({{R::variable(0, 0), 2.0}}, ConstraintSense::kEqual, 1.0));
   const ModelOptimum none = brute_force_model(odd);
   EXPECT_FALSE(none.feasible);
-  EXPECT_EQ(none.pieces, 6 * 4);  // x in {-2..3}, 2 neurons
+  // x in {-2..3}: relu(x) and relu(-x) have one state each at every x (both inactive at 0), one piece per x.
+  EXPECT_EQ(none.pieces, 6);
   odd.variables[0].integer = {false};
   expect_optimum(odd, 0.25, Eigen::VectorXd::Constant(1, 0.5));
 }
