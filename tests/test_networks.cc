@@ -172,6 +172,33 @@ ActivationPattern pattern_of(const Network& network, long bits) {
 
 }  // namespace
 
+PossibleStates possible_states(const Network& network, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper) {
+  PossibleStates states;
+  Eigen::VectorXd lo = lower, hi = upper;
+  int bit = 0;
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    const DenseLayer& layer = network.hidden_layer(k);
+    const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0), negative = layer.weights.cwiseMin(0.0);
+    const Eigen::VectorXd h_lo = positive * lo + negative * hi + layer.bias;
+    const Eigen::VectorXd h_hi = positive * hi + negative * lo + layer.bias;
+    for (Eigen::Index i = 0; i < h_lo.size(); ++i, ++bit) {
+      if (h_hi[i] <= 0.0) continue;
+      if (h_lo[i] >= 0.0) states.fixed |= 1L << bit;
+      else states.free.push_back(bit);
+    }
+    lo = h_lo.cwiseMax(0.0);
+    hi = h_hi.cwiseMax(0.0);
+  }
+  return states;
+}
+
+long state_bits(const PossibleStates& states, long k) {
+  long bits = states.fixed;
+  for (std::size_t j = 0; j < states.free.size(); ++j)
+    if ((k >> j) & 1L) bits |= 1L << states.free[j];
+  return bits;
+}
+
 // max of max_k min_l t_kl is max over k of an epigraph LP per region; min of it is, with l(k) the term that
 // attains each disjunct's minimum at the optimum, min over the choices l(k) of min max_k t_k,l(k).
 double brute_force_max_min(const Network& network, const Domain& domain, const Objective& objective) {
@@ -181,9 +208,11 @@ double brute_force_max_min(const Network& network, const Domain& domain, const O
   const bool maximize = objective.sense == Sense::kMaximize;
   const std::vector<std::vector<ObjectiveTerm>> groups = maximize ? objective.terms() : term_choices(objective.terms());
   double best = -std::numeric_limits<double>::infinity();
-  for (long bits = 0; bits < (1L << n); ++bits)
+  const PossibleStates states = possible_states(network, domain.lower, domain.upper);
+  for (long k = 0; k < (1L << states.free.size()); ++k)
     for (const std::vector<ObjectiveTerm>& group : groups)
-      best = std::max(best, region_epigraph_max(network, domain, pattern_of(network, bits), group, maximize, *lp));
+      best = std::max(best, region_epigraph_max(network, domain, pattern_of(network, state_bits(states, k)), group,
+                                                maximize, *lp));
   return best;
 }
 
@@ -192,8 +221,10 @@ double brute_force_max(const Network& network, const Domain& domain, const Objec
   if (n > 16) throw std::invalid_argument("brute_force_max: too many neurons");
   const std::unique_ptr<LpSolver> lp = make_lp_solver();
   double best = -std::numeric_limits<double>::infinity();
-  for (long bits = 0; bits < (1L << n); ++bits)
-    best = std::max(best, layered_region_max(network, domain, objective, pattern_of(network, bits), *lp));
+  const PossibleStates states = possible_states(network, domain.lower, domain.upper);
+  for (long k = 0; k < (1L << states.free.size()); ++k)
+    best = std::max(best,
+                    layered_region_max(network, domain, objective, pattern_of(network, state_bits(states, k)), *lp));
   return best;
 }
 

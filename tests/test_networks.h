@@ -32,6 +32,17 @@ Network random_network(int input_dim, const std::vector<int>& hidden, int output
 // [0,1]^d cut by `rows` random half-spaces that all keep the centre strictly inside.
 Domain random_polytope(int dim, int rows, std::uint64_t seed);
 
+// The hidden neurons' states that interval arithmetic over the box [lower, upper] leaves possible, neuron i (in
+// layer order) as bit i: a neuron whose pre-activation is <= 0 on the whole box is inactive (its active region, if
+// not empty, has h = 0 and the same values), one whose pre-activation is >= 0 active; `fixed` holds those states,
+// `free` the bits of the others. The brute-force optimizers enumerate the 2^|free| patterns state_bits(s, k).
+struct PossibleStates {
+  long fixed = 0;
+  std::vector<int> free;
+};
+PossibleStates possible_states(const Network& network, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper);
+long state_bits(const PossibleStates& states, long k);
+
 // The exact maximum of sign * g over P, by enumerating every activation pattern and solving each region's
 // LP in the layered space (variables x_1..x_K, with x_{k+1} = h_k on active and x_{k+1} = 0 >= h_k on
 // inactive neurons): a formulation independent of the input-space LP under test.

@@ -11,6 +11,7 @@
 
 #include "lp/linear_model.h"
 #include "solver/lp_solver.h"
+#include "test_networks.h"
 
 namespace reluopt::testing {
 
@@ -90,48 +91,23 @@ LinearModel piece_lp(const Model& model, const Eigen::VectorXd& lower, const Eig
   return lp;
 }
 
-// The neuron states a piece over v in [lower, upper] may take, by interval arithmetic through each network: a
-// neuron whose pre-activation h is <= 0 on the whole box is inactive (its active piece, if not empty, has h = 0
-// and the same values), one whose h is >= 0 active. `fixed` holds those states as bits; `free` the bit positions
-// of the others, whose states are enumerated.
-struct PieceStates {
-  long fixed = 0;
-  std::vector<int> free;
-};
-
-PieceStates piece_states(const Model& model, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper) {
-  PieceStates states;
-  int bit = 0;
+// The neuron states a piece over v in [lower, upper] may take (possible_states of each network, its neurons'
+// bits after those of the networks before it).
+PossibleStates piece_states(const Model& model, const Eigen::VectorXd& lower, const Eigen::VectorXd& upper) {
+  PossibleStates states;
+  int first = 0;
   for (const NetworkUse& use : model.networks) {
     Eigen::VectorXd lo(static_cast<Eigen::Index>(use.input.size())), hi(lo.size());
     for (std::size_t j = 0; j < use.input.size(); ++j) {
       lo[static_cast<Eigen::Index>(j)] = lower[use.input[j]];
       hi[static_cast<Eigen::Index>(j)] = upper[use.input[j]];
     }
-    const Network& net = *use.network;
-    for (int t = 0; t < net.num_hidden_layers(); ++t) {
-      const DenseLayer& layer = net.hidden_layer(t);
-      const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0), negative = layer.weights.cwiseMin(0.0);
-      const Eigen::VectorXd h_lo = positive * lo + negative * hi + layer.bias;
-      const Eigen::VectorXd h_hi = positive * hi + negative * lo + layer.bias;
-      for (Eigen::Index i = 0; i < h_lo.size(); ++i, ++bit) {
-        if (h_hi[i] <= 0.0) continue;
-        if (h_lo[i] >= 0.0) states.fixed |= 1L << bit;
-        else states.free.push_back(bit);
-      }
-      lo = h_lo.cwiseMax(0.0);
-      hi = h_hi.cwiseMax(0.0);
-    }
+    const PossibleStates own = possible_states(*use.network, lo, hi);
+    states.fixed |= own.fixed << first;
+    for (int bit : own.free) states.free.push_back(first + bit);
+    first += use.network->num_hidden_neurons();
   }
   return states;
-}
-
-// The pattern of the k-th assignment of the free neurons.
-long piece_bits(const PieceStates& states, long k) {
-  long bits = states.fixed;
-  for (std::size_t j = 0; j < states.free.size(); ++j)
-    if ((k >> j) & 1L) bits |= 1L << states.free[j];
-  return bits;
 }
 
 }  // namespace
@@ -186,9 +162,9 @@ ModelOptimum brute_force_model(const Model& model) {
   for (long point = 0; point < static_cast<long>(grid); ++point) {
     Eigen::VectorXd lo = lower, hi = upper;
     for (int i : integer) lo[i] = hi[i] = at[i];
-    const PieceStates states = piece_states(model, lo, hi);
+    const PossibleStates states = piece_states(model, lo, hi);
     for (long k = 0; k < (1L << states.free.size()); ++k) {
-      const LpSolution s = solver->solve(piece_lp(model, lo, hi, piece_bits(states, k)));
+      const LpSolution s = solver->solve(piece_lp(model, lo, hi, state_bits(states, k)));
       ++best.pieces;
       if (s.status == LpStatus::kInfeasible) continue;
       if (s.status != LpStatus::kOptimal) throw std::runtime_error("brute_force_model: an LP failed");
