@@ -11,8 +11,10 @@
 #include "algorithms/bab.h"
 #include "algorithms/gradient.h"
 #include "algorithms/mip.h"
+#include "algorithms/model_region.h"
 #include "algorithms/portfolio.h"
 #include "algorithms/sampling.h"
+#include "algorithms/solve_in_context.h"  // method_takes_rows
 #include "core/peers.h"
 #include "core/worker_threads.h"
 #include "formulation/neighbourhood_mip.h"
@@ -83,7 +85,9 @@ class LocalSearchLoop : public RegionImprover {
       const NeighbourhoodMip mip =
           neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_, concave_);
       std::optional<EvaluatedPoint> candidate = search_neighbourhood(mip, current, deadline);
-      if (!candidate || candidate->value <= current.value + improvement_tolerance(current.value)) break;
+      // The neighbourhood's LPs do not carry a model's rows: a candidate that misses one ends the search.
+      if (!candidate || !candidate->feasible || candidate->value <= current.value + improvement_tolerance(current.value))
+        break;
       current = std::move(*candidate);
       improved = true;
       counters_.improvements.fetch_add(1, std::memory_order_relaxed);
@@ -177,7 +181,7 @@ class BranchAndBoundLocalSearch : public LocalSearchLoop {
     }
     if (branch < 0) {
       EvaluatedPoint point = evaluate_columns(node.values);
-      if (point.value > s.best.value + improvement_tolerance(s.best.value)) {
+      if (point.feasible && point.value > s.best.value + improvement_tolerance(s.best.value)) {
         s.best = point;
         s.best_found = std::move(point);
       }
@@ -239,7 +243,8 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
       const MipResult solution = make_mip_solver()->solve(mip.model, deadline, parameters);
       if (!solution.values.empty()) {
         EvaluatedPoint point = evaluate_columns(solution.values);
-        if (point.value > current.value + improvement_tolerance(current.value)) search.best_found = std::move(point);
+        if (point.feasible && point.value > current.value + improvement_tolerance(current.value))
+          search.best_found = std::move(point);
       }
     }
     counters_.mips.fetch_add(1, std::memory_order_relaxed);
@@ -253,7 +258,7 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
     if (node.status != LpStatus::kOptimal) return;
     if (node.objective <= s.best.value + improvement_tolerance(s.best.value)) return;
     EvaluatedPoint point = evaluate_columns(node.values);
-    if (point.value <= s.best.value + improvement_tolerance(s.best.value)) return;
+    if (!point.feasible || point.value <= s.best.value + improvement_tolerance(s.best.value)) return;
     s.best = point;
     s.best_found = std::move(point);
   }
@@ -331,9 +336,14 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   prover_options.mip.warm_start = false;
   // A process of a run over several may join the proof with no point of its own.
   std::optional<EvaluatedPoint> start;
-  if (result.status != SolveStatus::kNoSolution) start = evaluate_point(problem, result.x);
+  if (result.status == SolveStatus::kFeasible || result.status == SolveStatus::kOptimal)
+    start = evaluate_point(problem, result.x);
   SolveResult proof;
-  if (options.enhanced.prover == Prover::kBab) {
+  if (!problem.rows.empty()) {
+    // A model's rows and integers: bab when it takes them, else the model MIP.
+    proof = method_takes_rows(Method::kBab) ? run_bab(problem, prover_options, prover_deadline, control, start)
+                                            : run_rows_mip(problem, prover_options, prover_deadline, control, start);
+  } else if (options.enhanced.prover == Prover::kBab) {
     proof = run_bab(problem, prover_options, prover_deadline, control, start);
   } else if (options.enhanced.prover == Prover::kBoth) {
     proof = prove_with_both(problem, prover_options, prover_deadline, control, start);
@@ -346,7 +356,11 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.mip.bound_method = proof.mip.bound_method;
   }
   const double sign = problem.objective.sign();
-  if (proof.status != SolveStatus::kNoSolution && sign * proof.objective > sign * result.objective) {
+  if (proof.status == SolveStatus::kInfeasible && result.status == SolveStatus::kNoSolution) {
+    result.status = SolveStatus::kInfeasible;
+  } else if (proof.status != SolveStatus::kNoSolution && proof.status != SolveStatus::kInfeasible &&
+             (result.status == SolveStatus::kNoSolution || sign * proof.objective > sign * result.objective)) {
+    result.status = SolveStatus::kFeasible;
     result.x = proof.x;
     result.outputs = proof.outputs;
     result.objective = proof.objective;
@@ -401,7 +415,9 @@ constexpr int kProverChannel = 1;
 // other provers (CBC) run on the lead alone, from everyone's best point.
 void prove_at_the_end(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                       const RunContext& control, bool prove_at_end, SolveResult& result) {
-  bool go = prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired();
+  // With a model's rows the prover also runs without a point: it may find one, or prove there is none.
+  bool go = prove_at_end && result.status != SolveStatus::kInfeasible &&
+            (result.status != SolveStatus::kNoSolution || !problem.rows.empty()) && !deadline.expired();
   if (control.peers == nullptr) {
     if (go) prove(problem, options, deadline, control, result);
     return;

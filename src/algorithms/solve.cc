@@ -108,9 +108,9 @@ bool method_takes_rows(Method method) {
   switch (method) {
     case Method::kSampling:
     case Method::kEnhanced:
-    case Method::kBab:
     case Method::kGradient:
-    case Method::kWalk:
+    case Method::kWalk: return true;
+    case Method::kBab:
     case Method::kMip:
     case Method::kMipCuts:
     case Method::kPartition: return false;

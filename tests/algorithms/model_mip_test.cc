@@ -127,12 +127,12 @@ INSTANTIATE_TEST_SUITE_P(Methods, ModelMip, ::testing::Values(Method::kMip, Meth
 
 TEST(ModelMipRefusal, OtherMethodsNameTheMethodsThatTakeTheModel) {
   SolveOptions options;
-  options.method = Method::kSampling;
+  options.method = Method::kBab;
   try {
     solve(integer_infeasible_model(false), options);
-    FAIL() << "sampling took a model with rows on outputs";
+    FAIL() << "bab took a model with rows on outputs";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'sampling'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'bab'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("mip, mip-cuts, partition"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(method_takes_model(Method::kBab, integer_infeasible_model(false)));

@@ -157,7 +157,7 @@ class ProblemFiles(unittest.TestCase):
         self.assertEqual(result["variables"], {})
 
     def test_other_methods_refuse_in_one_line(self):
-        for method in ("sampling", "bab"):
+        for method in ("bab",):
             proc = self.run_tool("solve", "--problem", PRICING, "--method", method, "--quiet")
             self.assertEqual(proc.returncode, 1)
             lines = proc.stderr.strip().splitlines()
