@@ -374,7 +374,8 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
   result.bound = proof.bound;
   result.run.nodes = proof.run.nodes;
-  result.prover = prover_name(options.enhanced.prover);
+  result.prover = prover_name(!problem.rows.empty() && !method_takes_rows(Method::kBab) ? Prover::kMip
+                                                                                      : options.enhanced.prover);
   result.mip.warm_started = true;
   result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
                       : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted

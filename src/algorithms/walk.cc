@@ -188,7 +188,8 @@ void walk_worker(const WalkContext& context, std::uint64_t seed, int thread, int
   RegionSolver region_lp(context.problem, context.concave, deadline);
   const Problem& problem = context.problem;
   for (int round = thread; round < rounds && !deadline.expired(); round += threads) {
-    if (diversify) {
+    // A model's rows may leave the walks without a point to diversify from: sampled walks look for one.
+    if (diversify && shared.incumbent.best_value()) {
       diversification_round(context, stream_seed(seed, round), *relaxation_lp, region_lp, deadline, shared);
     } else {
       DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(seed, round));
