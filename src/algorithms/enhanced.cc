@@ -82,8 +82,9 @@ class LocalSearchLoop : public RegionImprover {
           tight_neurons(problem_, bounds_, concave_, current.x, options_.eps, options_.max_free, free_count);
       if (free_count == 0) break;
       const ActivationPattern pattern = problem_.network.activation_pattern(current.x);
-      const NeighbourhoodMip mip =
+      NeighbourhoodMip mip =
           neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_, concave_);
+      if (!add_model_rows(pattern, mip, deadline)) break;
       std::optional<EvaluatedPoint> candidate = search_neighbourhood(mip, current, deadline);
       // The neighbourhood's LPs do not carry a model's rows: a candidate that misses one ends the search.
       if (!candidate || !candidate->feasible || candidate->value <= current.value + improvement_tolerance(current.value))
@@ -103,6 +104,23 @@ class LocalSearchLoop : public RegionImprover {
                                                              const Deadline& deadline) = 0;
 
   static double improvement_tolerance(double value) { return 1e-9 * (1.0 + std::abs(value)); }
+
+  // A model's output rows in the neighbourhood MIP (model_region.h), over its columns x and the post-activations
+  // of its free and concave neurons, in layer order as neighbourhood_mip numbers them; the neurons the bounds
+  // prove stable take the state the bounds give, as there. False when the deadline expired.
+  bool add_model_rows(ActivationPattern pattern, NeighbourhoodMip& mip, const Deadline& deadline) const {
+    if (!problem_.rows.has_output_rows()) return true;
+    const Network& network = problem_.network;
+    FreeMask with_column(network.num_hidden_layers());
+    for (int k = 0; k < network.num_hidden_layers(); ++k) {
+      with_column[k].assign(network.hidden_width(k), 0);
+      for (int j = 0; j < network.hidden_width(k); ++j)
+        if (bounds_.is_stable(k, j)) pattern.active[k][j] = bounds_.lower[k][j] >= 0.0 ? 1 : 0;
+    }
+    for (const auto* neurons : {&mip.free, &mip.concave})
+      for (const NeighbourhoodMip::FreeNeuron& n : *neurons) with_column[n.layer][n.neuron] = 1;
+    return add_output_rows_on_region(problem_, pattern, &with_column, deadline, mip.model);
+  }
 
   EvaluatedPoint evaluate_columns(const std::vector<double>& values) const {
     return evaluate_point(problem_, Eigen::Map<const Eigen::VectorXd>(values.data(), problem_.network.input_dim()));

@@ -11,24 +11,11 @@
 
 namespace reluopt {
 
-namespace {
-
-// The rows C y <= e over the region's columns v = [x; y_free] (pattern_lp.h): on the region the last hidden
-// layer's post-activation is G v + g for an active fixed neuron, 0 for an inactive one and its own column for a
-// free one, and y = W_K (that) + b_K. False when the deadline expired while the region was composed.
-bool add_region_rows(const Problem& problem, const ActivationPattern& pattern, const FreeMask* concave,
-                     const Deadline& deadline, LinearModel& model) {
+bool add_output_rows_on_region(const Problem& problem, const ActivationPattern& pattern, const FreeMask* free,
+                               const Deadline& deadline, LinearModel& model) {
   const Network& network = problem.network;
   const int layers = network.num_hidden_layers();
-  FreeMask free;
-  if (concave != nullptr) {  // as pattern_lp_within leaves them free
-    free = *concave;
-    for (int k = 0; k < layers; ++k)
-      for (int j = 0; j < network.hidden_width(k); ++j)
-        if (problem.interval.is_stable(k, j)) free[k][j] = 0;
-  }
-  const RegionAffine region =
-      compose_region(network, problem.objective, pattern, concave != nullptr ? &free : nullptr, &deadline);
+  const RegionAffine region = compose_region(network, problem.objective, pattern, free, &deadline);
   if (!region.complete) return false;
   const int d = network.input_dim();
   const int dim = d + region.num_free;
@@ -52,14 +39,20 @@ bool add_region_rows(const Problem& problem, const ActivationPattern& pattern, c
   return true;
 }
 
-}  // namespace
-
 std::optional<LinearModel> region_problem(const Problem& problem, const ActivationPattern& pattern,
                                           const FreeMask* concave, const Deadline& deadline) {
   std::optional<LinearModel> model = pattern_lp_within(problem.network, problem.domain, problem.objective, pattern,
                                                        &problem.interval, concave, deadline);
   if (!model || problem.rows.empty()) return model;
-  if (problem.rows.has_output_rows() && !add_region_rows(problem, pattern, concave, deadline, *model))
+  FreeMask free;
+  if (concave != nullptr) {  // as pattern_lp_within leaves them free
+    free = *concave;
+    for (int k = 0; k < problem.network.num_hidden_layers(); ++k)
+      for (int j = 0; j < problem.network.hidden_width(k); ++j)
+        if (problem.interval.is_stable(k, j)) free[k][j] = 0;
+  }
+  if (problem.rows.has_output_rows() &&
+      !add_output_rows_on_region(problem, pattern, concave != nullptr ? &free : nullptr, deadline, *model))
     return std::nullopt;
   for (std::size_t i = 0; i < problem.rows.integer.size(); ++i)
     if (problem.rows.integer[i]) model->set_integer(static_cast<int>(i), true);

@@ -27,6 +27,14 @@ namespace reluopt {
 std::optional<LinearModel> region_problem(const Problem& problem, const ActivationPattern& pattern,
                                           const FreeMask* concave, const Deadline& deadline);
 
+// Adds the rows C y <= e to `model`, whose first columns are v = [x; y_free]: x, then the post-activation of
+// each neuron in `free` in layer order (compose_region's numbering). On the region of `pattern` (with `free`
+// left free) the last hidden layer's post-activation is G v + g for an active fixed neuron, 0 for an inactive
+// one and its own column for a free one, and y = W_K (that) + b_K. False when the deadline expired while the
+// region was composed.
+bool add_output_rows_on_region(const Problem& problem, const ActivationPattern& pattern, const FreeMask* free,
+                               const Deadline& deadline, LinearModel& model);
+
 enum class RegionStatus { kSolved, kInfeasible, kFailed, kStopped };
 
 struct RegionOutcome {
