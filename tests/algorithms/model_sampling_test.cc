@@ -162,6 +162,31 @@ TEST(ModelEnhanced, ProvesTheOraclesOptimumOrInfeasibilityWithATimeLimit) {
   EXPECT_GT(infeasible, 0);
 }
 
+// 0.2 <= |x| <= 0.8 holds for x = +-0.5 but for no integer x: every region LP meets the rows, no region MIP does.
+// No method reports a point; enhanced with a time limit proves infeasibility (by the model MIP).
+Model integer_infeasible_model() {
+  std::vector<DenseLayer> layers{{Eigen::Matrix<double, 2, 1>(1.0, -1.0), Eigen::Vector2d::Zero()},
+                                 {Eigen::RowVector2d(1.0, 1.0), Eigen::VectorXd::Zero(1)}};
+  Model m;
+  m.variables = {{"x", Eigen::VectorXd::Constant(1, -2.0), Eigen::VectorXd::Constant(1, 3.0), {true}}};
+  m.networks = {{"abs", shared(Network(std::move(layers))), {0}, ""}};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 0.8),
+                   make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kGreaterEqual, 0.2)};
+  m.objective = {{{R::variable(0, 0), 1.0}}, 0.0};
+  return m;
+}
+
+TEST(ModelIntegers, NoPointWhereIntegralityAloneMakesTheModelInfeasible) {
+  const Model m = integer_infeasible_model();
+  const testing::ModelOptimum exact = testing::brute_force_model(m);
+  ASSERT_FALSE(exact.feasible);
+  for (Method method : {Method::kSampling, Method::kEnhanced, Method::kGradient, Method::kWalk}) {
+    SCOPED_TRACE(method_name(method));
+    expect_sound(m, exact, run(m, method));
+  }
+  EXPECT_EQ(run(m, Method::kEnhanced, 30.0).result.status, SolveStatus::kInfeasible);
+}
+
 // y = -relu(x0) - relu(x1) maximized is concave in both neurons, and an LP may leave them free (y >= h, y >= 0)
 // for the objective alone. A row y <= -0.5 is met by a free post-activation above relu(h) at a point whose
 // forward pass misses it: with the row, the neurons keep their fixed states, and every method reports a point
