@@ -310,6 +310,9 @@ RunTally run_tally(const Problem& problem, const RunContext& control, const Dead
 
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                          const RunContext& control, const ImproverFactory& improver, const MoverFactory& mover) {
+  // The rule's tail model takes every sample's region value; with a model's rows a region may have none.
+  if (options.sampling.stop_rule && !problem.rows.empty())
+    throw Error("--stop-rule does not take a problem with constraints on network outputs or integer variables");
   const long samples = options.sampling.samples;
   WorkerThreads workers(static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples))));
   const int threads = std::max(1, workers.started());

@@ -14,6 +14,7 @@
 
 #include "algorithms/model_brute_force.h"
 #include "algorithms/problem.h"
+#include "reluopt/error.h"
 #include "formulation/pattern_lp.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
@@ -185,6 +186,18 @@ TEST(ModelIntegers, NoPointWhereIntegralityAloneMakesTheModelInfeasible) {
     expect_sound(m, exact, run(m, method));
   }
   EXPECT_EQ(run(m, Method::kEnhanced, 30.0).result.status, SolveStatus::kInfeasible);
+}
+
+TEST(ModelStopRule, RefusedInOneLine) {
+  SolveOptions options;
+  options.method = Method::kSampling;
+  options.sampling.stop_rule = StopRuleOptions{};
+  try {
+    solve(integer_infeasible_model(), options);
+    FAIL() << "the stop rule ran on a model with rows";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--stop-rule"), std::string::npos) << e.what();
+  }
 }
 
 // y = -relu(x0) - relu(x1) maximized is concave in both neurons, and an LP may leave them free (y >= h, y >= 0)
