@@ -70,6 +70,7 @@ struct SamplingStats {
   long samples = 0;
   long duplicate_patterns = 0;
   long lp_failures = 0;  // LPs that ended without an optimum (the sample itself was kept)
+  long infeasible_regions = 0;  // a model's region problems that its rows (or integrality) left without a point
   // X_i, the best value reached from sample i's region (its LP maximum; for the enhanced algorithm the local
   // search's result when that is higher), in the user's sense, by sample index (SamplingOptions::record_values).
   std::vector<std::pair<long, double>> values;

@@ -11,8 +11,10 @@
 #include "algorithms/bab.h"
 #include "algorithms/gradient.h"
 #include "algorithms/mip.h"
+#include "algorithms/model_region.h"
 #include "algorithms/portfolio.h"
 #include "algorithms/sampling.h"
+#include "algorithms/solve_in_context.h"  // method_takes_rows
 #include "core/peers.h"
 #include "core/worker_threads.h"
 #include "formulation/neighbourhood_mip.h"
@@ -80,10 +82,13 @@ class LocalSearchLoop : public RegionImprover {
           tight_neurons(problem_, bounds_, concave_, current.x, options_.eps, options_.max_free, free_count);
       if (free_count == 0) break;
       const ActivationPattern pattern = problem_.network.activation_pattern(current.x);
-      const NeighbourhoodMip mip =
+      NeighbourhoodMip mip =
           neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_, concave_);
+      if (!add_model_rows(pattern, mip, deadline)) break;
       std::optional<EvaluatedPoint> candidate = search_neighbourhood(mip, current, deadline);
-      if (!candidate || candidate->value <= current.value + improvement_tolerance(current.value)) break;
+      // The neighbourhood's LPs do not carry a model's rows: a candidate that misses one ends the search.
+      if (!candidate || !candidate->feasible || candidate->value <= current.value + improvement_tolerance(current.value))
+        break;
       current = std::move(*candidate);
       improved = true;
       counters_.improvements.fetch_add(1, std::memory_order_relaxed);
@@ -99,6 +104,23 @@ class LocalSearchLoop : public RegionImprover {
                                                              const Deadline& deadline) = 0;
 
   static double improvement_tolerance(double value) { return 1e-9 * (1.0 + std::abs(value)); }
+
+  // A model's output rows in the neighbourhood MIP (model_region.h), over its columns x and the post-activations
+  // of its free and concave neurons, in layer order as neighbourhood_mip numbers them; the neurons the bounds
+  // prove stable take the state the bounds give, as there. False when the deadline expired.
+  bool add_model_rows(ActivationPattern pattern, NeighbourhoodMip& mip, const Deadline& deadline) const {
+    if (!problem_.rows.has_output_rows()) return true;
+    const Network& network = problem_.network;
+    FreeMask with_column(network.num_hidden_layers());
+    for (int k = 0; k < network.num_hidden_layers(); ++k) {
+      with_column[k].assign(network.hidden_width(k), 0);
+      for (int j = 0; j < network.hidden_width(k); ++j)
+        if (bounds_.is_stable(k, j)) pattern.active[k][j] = bounds_.lower[k][j] >= 0.0 ? 1 : 0;
+    }
+    for (const auto* neurons : {&mip.free, &mip.concave})
+      for (const NeighbourhoodMip::FreeNeuron& n : *neurons) with_column[n.layer][n.neuron] = 1;
+    return add_output_rows_on_region(problem_, pattern, &with_column, deadline, mip.model);
+  }
 
   EvaluatedPoint evaluate_columns(const std::vector<double>& values) const {
     return evaluate_point(problem_, Eigen::Map<const Eigen::VectorXd>(values.data(), problem_.network.input_dim()));
@@ -177,7 +199,7 @@ class BranchAndBoundLocalSearch : public LocalSearchLoop {
     }
     if (branch < 0) {
       EvaluatedPoint point = evaluate_columns(node.values);
-      if (point.value > s.best.value + improvement_tolerance(s.best.value)) {
+      if (point.feasible && point.value > s.best.value + improvement_tolerance(s.best.value)) {
         s.best = point;
         s.best_found = std::move(point);
       }
@@ -239,7 +261,8 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
       const MipResult solution = make_mip_solver()->solve(mip.model, deadline, parameters);
       if (!solution.values.empty()) {
         EvaluatedPoint point = evaluate_columns(solution.values);
-        if (point.value > current.value + improvement_tolerance(current.value)) search.best_found = std::move(point);
+        if (point.feasible && point.value > current.value + improvement_tolerance(current.value))
+          search.best_found = std::move(point);
       }
     }
     counters_.mips.fetch_add(1, std::memory_order_relaxed);
@@ -253,7 +276,7 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
     if (node.status != LpStatus::kOptimal) return;
     if (node.objective <= s.best.value + improvement_tolerance(s.best.value)) return;
     EvaluatedPoint point = evaluate_columns(node.values);
-    if (point.value <= s.best.value + improvement_tolerance(s.best.value)) return;
+    if (!point.feasible || point.value <= s.best.value + improvement_tolerance(s.best.value)) return;
     s.best = point;
     s.best_found = std::move(point);
   }
@@ -331,9 +354,14 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   prover_options.mip.warm_start = false;
   // A process of a run over several may join the proof with no point of its own.
   std::optional<EvaluatedPoint> start;
-  if (result.status != SolveStatus::kNoSolution) start = evaluate_point(problem, result.x);
+  if (result.status == SolveStatus::kFeasible || result.status == SolveStatus::kOptimal)
+    start = evaluate_point(problem, result.x);
   SolveResult proof;
-  if (options.enhanced.prover == Prover::kBab) {
+  if (!problem.rows.empty()) {
+    // A model's rows and integers: bab when it takes them, else the model MIP.
+    proof = method_takes_rows(Method::kBab) ? run_bab(problem, prover_options, prover_deadline, control, start)
+                                            : run_rows_mip(problem, prover_options, prover_deadline, control, start);
+  } else if (options.enhanced.prover == Prover::kBab) {
     proof = run_bab(problem, prover_options, prover_deadline, control, start);
   } else if (options.enhanced.prover == Prover::kBoth) {
     proof = prove_with_both(problem, prover_options, prover_deadline, control, start);
@@ -346,7 +374,11 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.mip.bound_method = proof.mip.bound_method;
   }
   const double sign = problem.objective.sign();
-  if (proof.status != SolveStatus::kNoSolution && sign * proof.objective > sign * result.objective) {
+  if (proof.status == SolveStatus::kInfeasible && result.status == SolveStatus::kNoSolution) {
+    result.status = SolveStatus::kInfeasible;
+  } else if (proof.status != SolveStatus::kNoSolution && proof.status != SolveStatus::kInfeasible &&
+             (result.status == SolveStatus::kNoSolution || sign * proof.objective > sign * result.objective)) {
+    result.status = SolveStatus::kFeasible;
     result.x = proof.x;
     result.outputs = proof.outputs;
     result.objective = proof.objective;
@@ -360,7 +392,8 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
   result.bound = proof.bound;
   result.run.nodes = proof.run.nodes;
-  result.prover = prover_name(options.enhanced.prover);
+  result.prover = prover_name(!problem.rows.empty() && !method_takes_rows(Method::kBab) ? Prover::kMip
+                                                                                      : options.enhanced.prover);
   result.mip.warm_started = true;
   result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
                       : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted
@@ -401,7 +434,9 @@ constexpr int kProverChannel = 1;
 // other provers (CBC) run on the lead alone, from everyone's best point.
 void prove_at_the_end(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                       const RunContext& control, bool prove_at_end, SolveResult& result) {
-  bool go = prove_at_end && result.status != SolveStatus::kNoSolution && !deadline.expired();
+  // With a model's rows the prover also runs without a point: it may find one, or prove there is none.
+  bool go = prove_at_end && result.status != SolveStatus::kInfeasible &&
+            (result.status != SolveStatus::kNoSolution || !problem.rows.empty()) && !deadline.expired();
   if (control.peers == nullptr) {
     if (go) prove(problem, options, deadline, control, result);
     return;

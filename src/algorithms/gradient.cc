@@ -12,6 +12,7 @@
 #include <atomic>
 #include <random>
 
+#include "algorithms/model_region.h"
 #include "algorithms/sampling.h"
 #include "core/domain_sampler.h"
 #include "core/peers.h"
@@ -78,11 +79,20 @@ namespace {
 constexpr double kFirstStep = 0.1;
 constexpr double kStuck = 1e-6;
 
-// A point of the ascent with its value and its region's gradient.
+// A point of the ascent with its value and its region's gradient. With a model's output rows, a point that
+// misses one carries the rows' penalty (model_region.h) and the penalty's descent direction as its slope: the
+// ascent first reaches the rows, then climbs among the points that meet them.
 struct AscentPoint {
   Eigen::VectorXd x;
   RegionGradient slope;
+  double penalty = 0.0;
 };
+
+// Less penalty first, then the higher value.
+bool better(const AscentPoint& a, const AscentPoint& b) {
+  if (a.penalty != b.penalty) return a.penalty < b.penalty;
+  return a.slope.value > b.slope.value;
+}
 
 class GradientMover final : public SampleMover {
  public:
@@ -108,10 +118,10 @@ class GradientMover final : public SampleMover {
         continue;
       }
       AscentPoint next = at(current.x + step * current.slope.gradient);
-      if (next.slope.value > current.slope.value) {
+      if (better(next, current)) {
         current = std::move(next);
         step *= 1.5;
-        if (current.slope.value > best.slope.value) best = current;
+        if (better(current, best)) best = current;
       } else {
         step *= 0.5;
       }
@@ -119,6 +129,7 @@ class GradientMover final : public SampleMover {
     counters_.steps.fetch_add(steps, std::memory_order_relaxed);
     counters_.perturbations.fetch_add(perturbations, std::memory_order_relaxed);
     EvaluatedPoint end = evaluate_point(problem_, best.x);
+    if (end.feasible != start.feasible) return end.feasible ? end : start;
     return end.value >= start.value ? end : start;
   }
 
@@ -130,6 +141,13 @@ class GradientMover final : public SampleMover {
     if (problem_.domain.has_rows()) projected = evaluate_point(problem_, std::move(projected)).x;
     AscentPoint point{std::move(projected), {}};
     point.slope = region_gradient(problem_.network, problem_.objective, point.x);
+    if (problem_.rows.has_output_rows()) {
+      RowViolation violation = row_violation(problem_, point.x);
+      if (violation.excess > 0.0) {
+        point.penalty = violation.penalty;
+        point.slope.gradient = -std::move(violation.gradient);
+      }
+    }
     return point;
   }
   double first_step(const AscentPoint& point) const {

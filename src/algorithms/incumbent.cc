@@ -17,6 +17,7 @@ bool better(const EvaluatedPoint& a, const EvaluatedPoint& b) {
 }  // namespace
 
 void Incumbent::offer(EvaluatedPoint point) {
+  if (!point.feasible) return;  // a point that misses a model's row is never a solution
   std::lock_guard<std::mutex> lock(mutex_);
   if (best_ && !better(point, *best_)) return;
   if (clock_ != nullptr && (!best_ || point.value > best_->value)) trajectory_.emplace_back(clock_->elapsed(), point.value);
@@ -56,6 +57,7 @@ void trade_points(const Problem& problem, Peers& peers, Incumbent& incumbent) {
     EvaluatedPoint point;
     point.outputs = problem.network.forward(x);
     point.value = problem.objective.sign() * problem.objective.value(point.outputs);
+    if (problem.rows.has_output_rows()) point.feasible = output_row_excess(problem.rows, point.outputs) <= 0.0;
     point.x = std::move(x);
     incumbent.offer(std::move(point));
   }

@@ -72,7 +72,8 @@ class HopefulRegionsMover final : public SampleMover {
   // The reference is the best region optimum, not the thread's best: local searches lift the latter above
   // what any one region gives, and would starve the region LPs that feed them.
   bool wants_region_lp(const EvaluatedPoint& moved, double /*thread_best*/) override {
-    return solved_ < kLearnLps || moved.value + kGainSlack * max_gain_ >= best_optimum_;
+    // A moved point that misses a model's row has no value to judge its region by: its region may meet the rows.
+    return !moved.feasible || solved_ < kLearnLps || moved.value + kGainSlack * max_gain_ >= best_optimum_;
   }
   void region_solved(const EvaluatedPoint& moved, const EvaluatedPoint& optimum) override {
     ++solved_;

@@ -56,6 +56,47 @@ Eigen::VectorXd chebyshev_centre(const Domain& domain) {
 
 bool ModelRows::has_integers() const { return std::find(integer.begin(), integer.end(), true) != integer.end(); }
 
+double row_tolerance(double rhs) { return 1e-7 * std::max(1.0, std::abs(rhs)); }
+
+double output_row_excess(const ModelRows& rows, const Eigen::VectorXd& outputs) {
+  double excess = -kInfinity;
+  for (Eigen::Index i = 0; i < rows.output_rows.rows(); ++i) {
+    const double rhs = rows.output_rhs[i];
+    excess = std::max(excess, rows.output_rows.row(i).dot(outputs) - rhs - row_tolerance(rhs));
+  }
+  return excess;
+}
+
+namespace {
+
+// Concave neurons (formulation/pattern_lp.h) stay free only where raising their post-activation also can only
+// raise every output row's left side, (C W_K)_ij >= 0: then an LP optimum with y above max(h, 0) keeps its value
+// and every row when y drops to max(h, 0), so the forward pass at its x meets the rows too. Otherwise a row could
+// be met by a y that no x produces, and the neuron keeps its fixed state.
+FreeMask concave_under_rows(const Network& network, const ModelRows& rows, FreeMask concave) {
+  if (!rows.has_output_rows() || network.num_hidden_layers() == 0) return concave;
+  const Eigen::MatrixXd push = rows.output_rows * network.output_layer().weights;
+  std::vector<std::uint8_t>& last = concave.back();
+  for (std::size_t j = 0; j < last.size(); ++j)
+    if (last[j] && push.col(static_cast<Eigen::Index>(j)).minCoeff() < 0.0) last[j] = 0;
+  return concave;
+}
+
+// Integer coordinates rounded; the box of an integer coordinate has integer bounds (core/model_reduction.h), so
+// the point stays in it.
+void round_integers(const ModelRows& rows, Eigen::VectorXd& x) {
+  for (std::size_t i = 0; i < rows.integer.size(); ++i)
+    if (rows.integer[i]) x[static_cast<Eigen::Index>(i)] = std::round(x[static_cast<Eigen::Index>(i)]);
+}
+
+bool meets_domain_rows(const Domain& domain, const Eigen::VectorXd& x) {
+  for (int i = 0; i < domain.num_rows(); ++i)
+    if (domain.A.row(i).dot(x) - domain.b[i] > row_tolerance(domain.b[i])) return false;
+  return true;
+}
+
+}  // namespace
+
 Problem make_problem(const Network& network, Domain domain, Objective objective, ModelRows rows) {
   domain.validate(network.input_dim());
   objective.validate(network.output_dim());
@@ -64,7 +105,7 @@ Problem make_problem(const Network& network, Domain domain, Objective objective,
     interior = chebyshev_centre(domain);
   }
   NeuronBounds interval = interval_bounds(network, domain);
-  FreeMask concave = concave_neurons(network, objective, interval);
+  FreeMask concave = concave_under_rows(network, rows, concave_neurons(network, objective, interval));
   if (rows.has_output_rows() && (rows.output_rows.cols() != network.output_dim() ||
                                  rows.output_rhs.size() != rows.output_rows.rows()))
     throw Error("output rows do not match the network's " + std::to_string(network.output_dim()) + " outputs");
@@ -77,7 +118,9 @@ Problem make_problem(const Network& network, Domain domain, Objective objective,
 EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x) {
   const Domain& domain = problem.domain;
   x = x.cwiseMax(domain.lower).cwiseMin(domain.upper);
-  if (domain.has_rows()) {
+  const bool integral = problem.rows.has_integers();
+  if (integral) round_integers(problem.rows, x);
+  if (domain.has_rows() && !integral) {
     // Solvers meet rows only up to their tolerance; step towards the interior point until every row holds.
     const Eigen::VectorXd excess = domain.A * x - domain.b;
     const Eigen::VectorXd centre_slack = domain.b - domain.A * problem.interior_point;
@@ -92,6 +135,8 @@ EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x) {
   EvaluatedPoint point;
   point.outputs = problem.network.forward(x);
   point.value = problem.objective.sign() * problem.objective.value(point.outputs);
+  if (integral && domain.has_rows()) point.feasible = meets_domain_rows(domain, x);
+  if (problem.rows.has_output_rows()) point.feasible = point.feasible && output_row_excess(problem.rows, point.outputs) <= 0.0;
   point.x = std::move(x);
   return point;
 }

@@ -44,10 +44,24 @@ struct EvaluatedPoint {
   Eigen::VectorXd x;
   Eigen::VectorXd outputs;
   double value = 0.0;  // sign * g(x): the maximized value
+  // Whether x meets the model's rows (within row_tolerance) and is integral where it must be; always true for
+  // the plain problem. Only feasible points are ever offered as solutions (Incumbent::offer).
+  bool feasible = true;
 };
 
-// Moves a solver's x into P (clipping to the box, then towards the interior point if a row is violated)
-// and evaluates it by a double-precision forward pass.
+// How far a point may exceed a row a^T z <= rhs (of the model's output rows, or of P when x has integer
+// coordinates and cannot be moved inside) and still count as meeting it: the LP solvers' feasibility tolerance
+// and the forward pass's rounding, far below the model's own tolerance (model_tolerance, reluopt/solve.h), which
+// every reported point of a model meets again.
+double row_tolerance(double rhs);
+
+// The largest excess of C y - e over its rows' tolerances (<= 0 when y meets every row); -inf without rows.
+double output_row_excess(const ModelRows& rows, const Eigen::VectorXd& outputs);
+
+// Moves a solver's x into P (clipping to the box, rounding the integer coordinates, then, when no coordinate is
+// integer, towards the interior point if a row is violated) and evaluates it by a double-precision forward pass.
+// With a model's rows the point is marked infeasible when it misses a row of C y <= e, or (with integer
+// coordinates) a row of P, by more than row_tolerance.
 EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x);
 
 }  // namespace reluopt

@@ -11,6 +11,8 @@
 
 #include "algorithms/checkpoint_gate.h"
 #include "algorithms/incumbent.h"
+#include "algorithms/mip.h"  // close_gap
+#include "algorithms/model_region.h"
 #include "core/domain_sampler.h"
 #include "core/peers.h"
 #include "formulation/pattern_lp.h"
@@ -21,6 +23,13 @@
 namespace reluopt {
 
 namespace {
+
+// Steps of the descent on the rows' violation from each sample (model_region.h).
+constexpr int kRowDescentSteps = 50;
+
+// Share of a timed run that the sampling of a model with rows may take before the model MIP looks for a first
+// feasible point when the samples found none (docs/PROBLEM.md).
+constexpr double kRowSamplingShare = 0.5;
 
 // Per-pattern values: the maximum found from the pattern's region (NaN while it is being solved).
 using PatternValues = std::unordered_map<std::size_t, double>;
@@ -45,6 +54,7 @@ struct SharedState {
   std::atomic<long> lps{0};
   std::atomic<long> duplicates{0};
   std::atomic<long> lp_failures{0};
+  std::atomic<long> infeasible_regions{0};
   std::atomic<int> finished{0};
   Incumbent incumbent;
   // Thread t records its samples first_thread + t + k total_threads in order; gather() moves them into `values`.
@@ -52,6 +62,9 @@ struct SharedState {
   std::vector<long> gathered;                       // per thread: records already moved
   const int first_thread;
   const int total_threads;
+  // With a model's rows in a timed run: when the samples must have found a first feasible point, or stop and
+  // leave the rest of the time to the model MIP.
+  std::optional<Deadline> first_point_by;
   std::vector<std::pair<long, double>> values;      // (sample index, X_i), maximized sense, by index
   // Over several processes: how many of `values` went to the lead at checkpoints, and on the lead everyone's.
   std::size_t values_sent = 0;
@@ -95,8 +108,8 @@ struct SharedState {
 void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, const Deadline& deadline,
                      const ImproverFactory& make_improver, const MoverFactory& make_mover, SharedState& shared,
                      CheckpointGate* gate) {
-  DenseFirstLp lp;
-  lp.set_stop_request(deadline.stop_request());
+  const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
+  RegionSolver regions(problem, concave, deadline);
   const int global_thread = shared.first_thread + thread;
   DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(options.seed, global_thread),
                         options.sampling.hit_and_run_thinning);
@@ -105,18 +118,22 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
   PatternValues own_patterns;  // with an improver: this thread's solved patterns
   const bool recording = options.sampling.record_values || options.sampling.stop_rule.has_value();
   std::vector<SampleRecord>& records = shared.records[thread];
-  const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   double thread_best = -kInfinity;
   EvaluatedPoint moved;  // the mover's point of the current sample
+  // With output rows a sample first descends the rows' violation, so that its region tends to meet them.
+  const auto toward_rows = [&](const Eigen::VectorXd& sample) {
+    return descend_row_violation(problem, sample, kRowDescentSteps, deadline);
+  };
   auto offer = [&](EvaluatedPoint point) {
-    thread_best = std::max(thread_best, point.value);
+    if (point.feasible) thread_best = std::max(thread_best, point.value);
     shared.incumbent.offer(std::move(point));
   };
   for (long i = global_thread; i < options.sampling.samples; i += shared.total_threads) {
     if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
+    if (shared.first_point_by && shared.first_point_by->expired() && !shared.incumbent.best_value()) break;
     // The sample (or the point a mover reached from it) is feasible: keep it, so an LP failure never leaves us
     // without a point.
-    EvaluatedPoint sampled = mover ? mover->move(sampler.next(), deadline) : evaluate_point(problem, sampler.next());
+    EvaluatedPoint sampled = mover ? mover->move(sampler.next(), deadline) : evaluate_point(problem, toward_rows(sampler.next()));
     shared.samples.fetch_add(1, std::memory_order_relaxed);
     // Patterns that differ only in concave neurons share one LP.
     const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(sampled.x), concave);
@@ -143,24 +160,23 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       record_value(sample_value);
       continue;
     }
-    const std::optional<LinearModel> model = pattern_lp_within(problem.network, problem.domain, problem.objective,
-                                                               pattern, &problem.interval, concave, deadline);
-    if (!model) continue;  // the deadline expired: the loop ends
-    const LpSolution solution = lp.solve(*model, deadline.remaining());
+    RegionOutcome region = regions.solve(pattern, deadline);
+    if (region.status == RegionStatus::kStopped) continue;  // the deadline expired: the loop ends
     shared.lps.fetch_add(1, std::memory_order_relaxed);
-    if (solution.status != LpStatus::kOptimal) {
-      if (solution.status != LpStatus::kTimeLimit) {
-        shared.lp_failures.fetch_add(1, std::memory_order_relaxed);
-        record_value(sample_value);
-      }
+    // A region that the rows cut off is no failure; without rows the region holds its sample, so an infeasible
+    // LP is the solver's failure.
+    const bool cut_off = region.status == RegionStatus::kInfeasible && !problem.rows.empty();
+    if (region.status != RegionStatus::kSolved) {
+      (cut_off ? shared.infeasible_regions : shared.lp_failures).fetch_add(1, std::memory_order_relaxed);
+      record_value(sample_value);
       continue;
     }
-    const Eigen::Map<const Eigen::VectorXd> lp_x(solution.values.data(), problem.network.input_dim());
-    EvaluatedPoint optimum = evaluate_point(problem, lp_x);
-    if (mover) mover->region_solved(moved, optimum);
-    double value = optimum.value;
+    EvaluatedPoint& optimum = region.optimum;
+    if (mover && optimum.feasible && moved.feasible) mover->region_solved(moved, optimum);
+    double value = optimum.feasible ? optimum.value : sample_value;
+    const bool feasible = optimum.feasible;
     offer(optimum);
-    if (improver) {
+    if (improver && feasible) {
       if (std::optional<EvaluatedPoint> better = improver->improve(optimum, thread_best, deadline)) {
         value = std::max(value, better->value);
         offer(std::move(*better));
@@ -294,12 +310,17 @@ RunTally run_tally(const Problem& problem, const RunContext& control, const Dead
 
 SolveResult run_sampling(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                          const RunContext& control, const ImproverFactory& improver, const MoverFactory& mover) {
+  // The rule's tail model takes every sample's region value; with a model's rows a region may have none.
+  if (options.sampling.stop_rule && !problem.rows.empty())
+    throw Error("--stop-rule does not take a problem with constraints on network outputs or integer variables");
   const long samples = options.sampling.samples;
   WorkerThreads workers(static_cast<int>(std::clamp<long>(resolve_threads(options.threads), 1, std::max(1L, samples))));
   const int threads = std::max(1, workers.started());
   Peers* peers = control.peers;
 
   SharedState shared(deadline, threads, peers ? peers->rank() * threads : 0, peers ? peers->size() * threads : threads);
+  const bool rows = !problem.rows.empty();
+  if (rows && std::isfinite(deadline.remaining())) shared.first_point_by = deadline.share(kRowSamplingShare);
   std::optional<CheckpointGate> gate;
   if (const std::optional<StopRuleOptions>& rule = options.sampling.stop_rule)
     gate.emplace(
@@ -342,7 +363,23 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
                       : rule_stopped             ? StopReason::kStopRule
                       : result.sampling.samples < samples ? StopReason::kTimeLimit
                                                  : StopReason::kCompleted;
+  result.sampling.infeasible_regions = shared.infeasible_regions.load();
+  std::optional<SolveResult> rescue;
+  if (rows && !shared.incumbent.best_value() && !deadline.expired()) {
+    rescue = run_rows_mip(problem, options, deadline, RunContext{});
+    if (rescue->status != SolveStatus::kNoSolution && rescue->status != SolveStatus::kInfeasible)
+      shared.incumbent.offer(evaluate_point(problem, rescue->x));
+    result.run.nodes = rescue->run.nodes;
+  }
   shared.incumbent.fill(problem, result);
+  if (rescue) {
+    if (rescue->status == SolveStatus::kInfeasible) result.status = SolveStatus::kInfeasible;
+    result.bound = rescue->bound;
+    if (rescue->stopped_by == StopReason::kCompleted && result.stopped_by == StopReason::kTimeLimit)
+      result.stopped_by = StopReason::kCompleted;
+    close_gap(result);
+    return result;
+  }
   const double sign = problem.objective.sign();
   if (options.sampling.stop_rule) result.stop_rule = stop_rule_report(*options.sampling.stop_rule, shared, sign);
   // X_i of the paper's Appendix: the value reached from each sample's region, in sample order. A region whose
@@ -354,8 +391,10 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   // With no unstable neuron the network is affine on all of P, so one LP solved the whole problem; so it did
   // when every unstable neuron is concave and left free.
   const int fixed_unstable = problem.interval.num_unstable() - result.run.concave_neurons;
+  // A region MIP that a limit cut short is no proof; neither is one LP when its optimum missed a row.
+  const bool exact_regions = !problem.rows.has_integers() && result.sampling.infeasible_regions == 0;
   if (result.status == SolveStatus::kFeasible && fixed_unstable == 0 && result.run.lps > 0 &&
-      result.sampling.lp_failures == 0) {
+      result.sampling.lp_failures == 0 && exact_regions) {
     result.status = SolveStatus::kOptimal;
     result.bound = result.objective;
   }

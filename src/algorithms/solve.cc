@@ -108,9 +108,9 @@ bool method_takes_rows(Method method) {
   switch (method) {
     case Method::kSampling:
     case Method::kEnhanced:
-    case Method::kBab: return method == Method::kBab;  // the cases above fall through to here
     case Method::kGradient:
     case Method::kWalk:
+    case Method::kBab: return true;
     case Method::kMip:
     case Method::kMipCuts:
     case Method::kPartition: return false;

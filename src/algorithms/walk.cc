@@ -17,6 +17,8 @@
 #include <unordered_set>
 
 #include "algorithms/incumbent.h"
+#include "algorithms/mip.h"  // close_gap
+#include "algorithms/model_region.h"
 #include "algorithms/sampling.h"
 #include "bounds/bounds.h"
 #include "core/domain_sampler.h"
@@ -36,6 +38,8 @@ namespace {
 // SamplingOptions::samples of them (capped by kMaxSampledWalks).
 constexpr double kRootShare = 0.5;
 constexpr long kMaxSampledWalks = 1L << 30;
+// Steps of the descent on a model's row violation from a walk's sampled start (model_region.h).
+constexpr int kRowDescentSteps = 50;
 
 // Binary columns fixed to 0 or 1: (column, value).
 using Fixings = std::vector<std::pair<int, double>>;
@@ -89,25 +93,23 @@ Eigen::VectorXd input_of(const WalkContext& context, const std::vector<double>& 
 
 // From x: the region's LP, a step of delta times the move past its optimum, again while the value improves
 // and the pattern is new.
-void walk(const WalkContext& context, const Eigen::VectorXd& x, DenseFirstLp& lp, const Deadline& deadline,
+void walk(const WalkContext& context, const Eigen::VectorXd& x, RegionSolver& regions, const Deadline& deadline,
           WalkShared& shared) {
   const Problem& problem = context.problem;
   shared.walks.fetch_add(1, std::memory_order_relaxed);
   EvaluatedPoint from = evaluate_point(problem, x);
-  double walk_best = from.value;
+  double walk_best = from.feasible ? from.value : -kInfinity;
   bool first = true;
   shared.incumbent.offer(from);
   while (!deadline.expired()) {
     const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(from.x), context.concave);
     if (!shared.first_visit(pattern.hash())) return;
-    const std::optional<LinearModel> model = pattern_lp_within(problem.network, problem.domain, problem.objective,
-                                                               pattern, &problem.interval, context.concave, deadline);
-    if (!model) return;  // the deadline expired while the region was composed
-    const LpSolution solution = lp.solve(*model, deadline.remaining());
+    RegionOutcome region = regions.solve(pattern, deadline);
+    if (region.status == RegionStatus::kStopped) return;  // the deadline expired while the region was composed
     shared.lps.fetch_add(1, std::memory_order_relaxed);
-    if (solution.status != LpStatus::kOptimal) return;
-    EvaluatedPoint optimum =
-        evaluate_point(problem, Eigen::Map<const Eigen::VectorXd>(solution.values.data(), problem.network.input_dim()));
+    // A region that a model's rows cut off (or whose optimum misses one) ends the walk.
+    if (region.status != RegionStatus::kSolved || !region.optimum.feasible) return;
+    EvaluatedPoint& optimum = region.optimum;
     shared.incumbent.offer(optimum);
     // The first region's optimum is at least the start's value (the start lies in the region), so only
     // later regions must improve.
@@ -149,7 +151,7 @@ Fixings diversify(const WalkContext& context, int layer, const ActivationPattern
 // times at most (all at once, the flips of one layer often cut every point off: on 20 -> 100 -> 1, 2800
 // infeasible relaxations and 2 walks in 10 s).
 void diversification_round(const WalkContext& context, std::uint64_t seed, LpSolver& relaxation_lp,
-                           DenseFirstLp& region_lp, const Deadline& deadline, WalkShared& shared) {
+                           RegionSolver& region_lp, const Deadline& deadline, WalkShared& shared) {
   std::mt19937_64 rng(seed);
   Fixings fixed;
   const int layers = std::min(2, context.problem.network.num_hidden_layers());
@@ -183,15 +185,16 @@ void walk_worker(const WalkContext& context, std::uint64_t seed, int thread, int
                  bool diversify, const Deadline& deadline, WalkShared& shared) {
   const std::unique_ptr<LpSolver> relaxation_lp = make_lp_solver();
   relaxation_lp->set_stop_request(deadline.stop_request());
-  DenseFirstLp region_lp;
-  region_lp.set_stop_request(deadline.stop_request());
+  RegionSolver region_lp(context.problem, context.concave, deadline);
   const Problem& problem = context.problem;
   for (int round = thread; round < rounds && !deadline.expired(); round += threads) {
-    if (diversify) {
+    // A model's rows may leave the walks without a point to diversify from: sampled walks look for one.
+    if (diversify && shared.incumbent.best_value()) {
       diversification_round(context, stream_seed(seed, round), *relaxation_lp, region_lp, deadline, shared);
     } else {
       DomainSampler sampler(problem.domain, problem.interior_point, stream_seed(seed, round));
-      walk(context, sampler.next(), region_lp, deadline, shared);
+      walk(context, descend_row_violation(problem, sampler.next(), kRowDescentSteps, deadline), region_lp, deadline,
+           shared);
     }
   }
   shared.finished.fetch_add(1);
@@ -245,8 +248,11 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   bound_options.method = BoundMethod::kSymbolic;
   bound_options.threads = options.threads;
   const NeuronBounds bounds = compute_bounds(problem.network, problem.domain, bound_options, deadline);
-  const MipFormulation formulation =
-      big_m_formulation(problem.network, problem.domain, problem.objective, bounds, options.relax_concave);
+  // With output rows the relaxation keeps every unstable neuron's binary (as the model MIP does) and the rows.
+  const bool output_rows = problem.rows.has_output_rows();
+  MipFormulation formulation =
+      big_m_formulation(problem.network, problem.domain, problem.objective, bounds, options.relax_concave && !output_rows);
+  add_output_rows(formulation, problem.network, problem.rows.output_rows, problem.rows.output_rhs);
   WalkContext context{problem, options.walk, formulation, {}, options.relax_concave ? &problem.concave : nullptr};
   const std::unique_ptr<LpSolver> lp = make_lp_solver();
   lp->set_stop_request(deadline.stop_request());
@@ -262,8 +268,7 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   const int first = peers != nullptr ? peers->rank() * threads : 0;
   const int all = peers != nullptr ? peers->size() * threads : threads;
   if (root_solved && (peers == nullptr || peers->lead())) {
-    DenseFirstLp region_lp;
-    region_lp.set_stop_request(deadline.stop_request());
+    RegionSolver region_lp(problem, context.concave, deadline);
     walk(context, input_of(context, context.root_values), region_lp, deadline, shared);
   }
   const auto work = [&](int t) {
@@ -285,7 +290,21 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : deadline.expired()   ? StopReason::kTimeLimit
                                              : StopReason::kCompleted;
+  // A model's rows that no walk met: the model MIP looks for a first point, or proves there is none, in the time
+  // left (docs/PROBLEM.md).
+  std::optional<SolveResult> rescue;
+  if (!problem.rows.empty() && !shared.incumbent.best_value() && !deadline.expired()) {
+    rescue = run_rows_mip(problem, options, deadline, RunContext{});
+    if (rescue->status != SolveStatus::kNoSolution && rescue->status != SolveStatus::kInfeasible)
+      shared.incumbent.offer(evaluate_point(problem, rescue->x));
+    result.run.nodes = rescue->run.nodes;
+  }
   shared.incumbent.fill(problem, result);
+  if (rescue) {
+    if (rescue->status == SolveStatus::kInfeasible) result.status = SolveStatus::kInfeasible;
+    result.bound = rescue->bound;
+    close_gap(result);
+  }
   return result;
 }
 

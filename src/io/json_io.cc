@@ -62,6 +62,7 @@ std::string result_to_json(const SolveResult& result, const RunInfo& info) {
   out["duplicate_patterns"] = result.sampling.duplicate_patterns;
   out["concave_neurons"] = result.run.concave_neurons;
   out["lp_failures"] = result.sampling.lp_failures;
+  if (result.sampling.infeasible_regions > 0) out["infeasible_regions"] = result.sampling.infeasible_regions;
   out["stopped_by"] = stop_reason_name(result.stopped_by);
   out["seconds"] = result.run.seconds;
   out["load_seconds"] = info.load_seconds;

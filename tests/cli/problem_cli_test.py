@@ -157,15 +157,18 @@ class ProblemFiles(unittest.TestCase):
             self.assertIsNone(result["objective"])
             self.assertEqual(result["variables"], {})
 
-    def test_other_methods_refuse_in_one_line(self):
-        for method in ("sampling",):
-            proc = self.run_tool("solve", "--problem", PRICING, "--method", method, "--quiet")
-            self.assertEqual(proc.returncode, 1)
-            lines = proc.stderr.strip().splitlines()
-            self.assertEqual(len(lines), 1, proc.stderr)
-            self.assertIn("'%s'" % method, lines[0])
-            self.assertIn("mip, mip-cuts, partition", lines[0])
-            self.assertIn("pricing.json", lines[0])
+    def test_every_method_takes_integers_and_output_rows(self):
+        proven = self.solve(PRICING, "--method", "mip")["objective"]
+        for method in ("sampling", "enhanced", "bab", "gradient", "walk"):
+            result = self.solve(PRICING, "--method", method, "--samples", "50", "--seed", "1", "--threads", "1")
+            self.assertIn(result["status"], ("optimal", "feasible"), method)
+            self.assertLessEqual(result["objective"], proven + 1e-6, method)
+            x = result["variables"]["x"]
+            self.assertEqual(x[0], round(x[0]), method)
+            self.assertEqual(x[2], round(x[2]), method)
+            self.assertLessEqual(result["networks"]["risk"][0], 0.2 + 1e-6, method)
+            if result["status"] == "optimal":
+                self.assertAlmostEqual(result["objective"], proven, delta=1e-6 * max(1.0, abs(proven)), msg=method)
 
     def test_a_problem_without_integers_or_output_rows_runs_every_method(self):
         def plain(problem):
