@@ -28,7 +28,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TSAN_TESTS := ^([A-Za-z]+/)?(Sampling|SamplingValues|Bab|Enhanced|EnhancedOnTinyNetworks|StopRuleMethods|LpBounds|CheckpointGate|Gradient|GradientSmall|Walk|WalkSmall|Verify|Portfolio|PortfolioSmall)\.
 FUZZ_TARGETS := fuzz_onnx fuzz_nnet fuzz_domain_json fuzz_objective_json fuzz_vnnlib
 
-.PHONY: all deps fuzz-deps build build-fuzz test test-asan test-tsan fuzz demo bench clean venv python test-python
+.PHONY: all deps fuzz-deps build build-fuzz test test-asan test-tsan fuzz demo bench bench-venv clean venv python test-python
 
 all: build
 
@@ -131,6 +131,18 @@ demo: deps
 
 bench: build
 	/usr/bin/python3 bench/bench_sampling.py --reluopt $(BUILD_DIR)/reluopt
+
+# The peer MIP tools of bench/models_peers.py (Gurobi + gurobi-ml, SCIP + PySCIPOpt-ML, OMLT + Pyomo + HiGHS)
+# in their own virtual environment, never in pyproject.toml; a CPython 3.11 where there is one (torch==2.13.0).
+BENCH_VENV ?= bench/.venv-peers
+BENCH_PYTHON ?= $(shell command -v python3.11 || command -v python3)
+
+$(BENCH_VENV)/.deps: bench/requirements-peers.txt
+	$(BENCH_PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install -q -r bench/requirements-peers.txt
+	touch $@
+
+bench-venv: $(BENCH_VENV)/.deps
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz $(VENV)
