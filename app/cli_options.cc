@@ -247,7 +247,7 @@ const std::vector<RunFlag>& run_flags() {
        "JSON {\"sense\": \"max\"|\"min\", \"weights\": [one per output], \"constant\": c}; default: maximize output 0"},
       {"--problem", "FILE",
        "a problem file (docs/PROBLEM.md): variables, networks, constraints and objective, in place of MODEL, "
-       "--domain and --objective; integers and constraints on outputs need --method mip, mip-cuts or partition"},
+       "--domain and --objective; every method takes it"},
       {"--time-limit", "S",
        "wall-clock limit in seconds from the command's start (loading the model counts); whichever of it and "
        "--samples comes first ends the run"},
@@ -268,8 +268,7 @@ std::string help_text() {
 Usage:
   reluopt solve MODEL [options]     MODEL is an ONNX file (.onnx) or an NNet file (.nnet)
   reluopt solve --problem P.json [options]  a model around networks: variables (some integer), networks,
-                                    constraints, objective (docs/PROBLEM.md); --method mip, mip-cuts or partition
-                                    for integers and constraints on outputs
+                                    constraints, objective (docs/PROBLEM.md)
   reluopt formulate P.json --out F.mps|F.lp  the big-M MIP of a problem file with reluopt's neuron bounds
                                     (--bounds), for HiGHS, Gurobi, SCIP, CBC
   reluopt relax MODEL [options]     the root LP relaxation bound of a MIP formulation (--method, --bounds,

@@ -37,13 +37,9 @@ struct ModelResult {
   std::optional<ModelPoint> point;
 };
 
-// Reduces the model (core/model_reduction.h) and runs options.method on it. The MIP methods (mip, mip-cuts,
-// partition) take every model; the other methods take a model without constraints on network outputs and
-// without integer variables (others throw reluopt::Error naming the method and the methods that take it).
+// Reduces the model (core/model_reduction.h) and runs options.method on it; every method takes every model
+// (docs/PROBLEM.md, "Methods").
 ModelResult solve(const Model& model, const SolveOptions& options, const RunControl& control = {});
-
-// Whether options.method takes `model` (see solve above).
-bool method_takes_model(Method method, const Model& model);
 
 // The largest violation evaluate() may find at a reported point: 1e-6 relative to the largest right-hand side of
 // the model's constraints (at least 1e-6). Reported points lie within their bounds and are integral exactly.

@@ -15,12 +15,6 @@ from ._progress import make_progress
 from ._solve import _SENSES, Result, returned, run_settings
 
 
-def default_method(model: "Model") -> str:
-    """The method Model.solve runs when none is given: "enhanced" when it takes the model (no integer variable,
-    no constraint on a network output), else "mip-cuts", which takes every model."""
-    return "enhanced" if _core.method_takes_model("enhanced", model._spec()) else "mip-cuts"
-
-
 def _bounds(value: Any, size: int, what: str) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=np.float64)
@@ -192,20 +186,14 @@ class Model:
                 "objective": {"terms": terms(self._objective) if objective else [],
                               "constant": self._objective.constant if objective else 0.0}}
 
-    def default_method(self) -> str:
-        """The method solve() runs when none is given (reluopt.Model.solve)."""
-        return default_method(self)
-
-    def solve(self, method: Optional[str] = None, time_limit: Optional[float] = None, threads: Optional[int] = None,
+    def solve(self, method: str = "enhanced", time_limit: Optional[float] = None, threads: Optional[int] = None,
               seed: int = 0, progress: Union[None, bool, Callable[[dict], Any]] = None, record_values: bool = False,
               **options: Any) -> "ModelResult":
-        """Optimizes the objective; the arguments and options are reluopt.solve's. Without a method: "enhanced"
-        when it takes the model, else "mip-cuts" (default_method). The MIP methods (mip, mip-cuts, partition)
-        take every model; the others not one with integer variables or constraints on network outputs
-        (reluopt.Error names the methods that do). Ctrl-C stops the run and raises KeyboardInterrupt with the
-        incumbent as ``e.result``."""
+        """Optimizes the objective; the arguments and options are reluopt.solve's, and every method takes every
+        model (docs/PROBLEM.md says how each finds its first feasible point). Ctrl-C stops the run and raises
+        KeyboardInterrupt with the incumbent as ``e.result``."""
         spec = self._spec()
-        settings = run_settings(default_method(self) if method is None else method, threads, seed, record_values)
+        settings = run_settings(method, threads, seed, record_values)
         settings["model_name"] = self.source
         limit = math.inf if time_limit is None else float(time_limit)
         with make_progress(progress, time_limit) as callback:

@@ -177,10 +177,6 @@ py::dict solve_model_py(const py::dict& spec, const py::dict& settings, const py
   return out;
 }
 
-bool method_takes_model_py(const std::string& method, const py::dict& spec) {
-  return method_takes_model(parse_method(method), make_model(spec));
-}
-
 py::dict read_problem_py(const std::string& path) {
   Model model;
   {
@@ -201,7 +197,6 @@ void bind_model(py::module_& m) {
       .def("describe", [](const NetworkHandle& h) { return h.network->describe(); });
   m.def("load_network", &load_network, py::arg("model"), py::arg("name"));
   m.def("validate_model", [](const py::dict& spec) { make_model(spec); }, py::arg("spec"));
-  m.def("method_takes_model", &method_takes_model_py, py::arg("method"), py::arg("spec"));
   m.def("solve_model", &solve_model_py, py::arg("spec"), py::arg("settings"), py::arg("options"),
         py::arg("time_limit"), py::arg("progress"));
   m.def("read_problem", &read_problem_py, py::arg("path"));

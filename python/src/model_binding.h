@@ -13,7 +13,7 @@ namespace reluopt::python {
 LoadedModel load_model(const pybind11::object& model, const std::string& name);
 
 // Adds the functions of models around networks (reluopt.Model, docs/PYTHON.md) to the module: the Network class
-// (a network loaded once, shared by the uses that name it), validate_model, method_takes_model, solve_model,
+// (a network loaded once, shared by the uses that name it), validate_model, solve_model,
 // read_problem and model_to_json. A model crosses as a dict (the "spec"):
 //   {"sense": "max" | "min",
 //    "variables": [{"name", "lower": array, "upper": array, "integer": [bool, ...]}],

@@ -14,7 +14,6 @@
 #include "algorithms/model_region.h"
 #include "algorithms/portfolio.h"
 #include "algorithms/sampling.h"
-#include "algorithms/solve_in_context.h"  // method_takes_rows
 #include "core/peers.h"
 #include "core/worker_threads.h"
 #include "formulation/neighbourhood_mip.h"
@@ -357,10 +356,13 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   if (result.status == SolveStatus::kFeasible || result.status == SolveStatus::kOptimal)
     start = evaluate_point(problem, result.x);
   SolveResult proof;
+  // A model's rows and integers: the model MIP with --prover mip, else bab (both provers at once are for the
+  // plain problem only).
+  const Prover prover = problem.rows.empty() || options.enhanced.prover == Prover::kMip ? options.enhanced.prover
+                                                                                        : Prover::kBab;
   if (!problem.rows.empty()) {
-    // A model's rows and integers: bab when it takes them, else the model MIP.
-    proof = method_takes_rows(Method::kBab) ? run_bab(problem, prover_options, prover_deadline, control, start)
-                                            : run_rows_mip(problem, prover_options, prover_deadline, control, start);
+    proof = prover == Prover::kBab ? run_bab(problem, prover_options, prover_deadline, control, start)
+                                   : run_rows_mip(problem, prover_options, prover_deadline, control, start);
   } else if (options.enhanced.prover == Prover::kBab) {
     proof = run_bab(problem, prover_options, prover_deadline, control, start);
   } else if (options.enhanced.prover == Prover::kBoth) {
@@ -392,8 +394,7 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
     result.bound_trajectory.emplace_back(sampling_seconds + seconds, value);
   result.bound = proof.bound;
   result.run.nodes = proof.run.nodes;
-  result.prover = prover_name(!problem.rows.empty() && !method_takes_rows(Method::kBab) ? Prover::kMip
-                                                                                      : options.enhanced.prover);
+  result.prover = prover_name(prover);
   result.mip.warm_started = true;
   result.stopped_by = deadline.interrupted()                       ? StopReason::kInterrupted
                       : proof.stopped_by == StopReason::kCompleted ? StopReason::kCompleted

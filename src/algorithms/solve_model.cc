@@ -24,13 +24,6 @@ bool is_mip_method(Method method) {
 
 bool needs_mip(const ReducedModel& reduced) { return reduced.has_output_rows() || reduced.has_integers(); }
 
-std::string methods_taking_every_model() {
-  std::string names;
-  for (const std::string& name : method_names())
-    if (const Method method = parse_method(name); is_mip_method(method) || method_takes_rows(method))
-      names += (names.empty() ? "" : ", ") + name;
-  return names;
-}
 
 // A run of solve() on the composite, its point mapped to v and re-evaluated by the model's own networks. Outside
 // the plain case the bound is over the composite and gets the margin of its rounding.
@@ -80,10 +73,6 @@ ModelResult infeasible_result(const SolveOptions& options) {
 
 }  // namespace
 
-bool method_takes_model(Method method, const Model& model) {
-  return is_mip_method(method) || method_takes_rows(method) || !needs_mip(reduce(model));
-}
-
 double model_tolerance(const Model& model) {
   double scale = 1.0;
   for (const LinearConstraint& c : model.constraints) scale = std::max(scale, std::abs(c.rhs));
@@ -94,10 +83,6 @@ ModelResult solve(const Model& model, const SolveOptions& options, const RunCont
   validate_options(options, control.time_limit);
   const ReducedModel reduced = reduce(model);
   if (variables_admit_no_point(reduced.domain)) return infeasible_result(options);
-  if (!is_mip_method(options.method) && !method_takes_rows(options.method) && needs_mip(reduced))
-    throw Error("method '" + method_name(options.method) + "' does not take a model with " +
-                (reduced.has_output_rows() ? "constraints on network outputs" : "integer variables") +
-                " yet; the methods that do: " + methods_taking_every_model());
   if (!is_mip_method(options.method) || (reduced.plain() && !needs_mip(reduced)))
     return run_on_composite(model, reduced, options, control);
   const Deadline deadline(control.time_limit, control.stop);

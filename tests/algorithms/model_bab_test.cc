@@ -191,7 +191,6 @@ Model half_model(bool integer) {
 }
 
 TEST(ModelBabRows, IntegralityAloneMakesAModelInfeasible) {
-  EXPECT_TRUE(method_takes_model(Method::kBab, half_model(true)));
   for (int threads : {1, 2}) {
     const ModelResult integral = run(half_model(true), threads);
     EXPECT_EQ(integral.result.status, SolveStatus::kInfeasible);

@@ -110,12 +110,5 @@ TEST_P(ModelMip, IntegralityAloneMakesAModelInfeasible) {
 INSTANTIATE_TEST_SUITE_P(Methods, ModelMip, ::testing::Values(Method::kMip, Method::kMipCuts, Method::kPartition),
                          [](const auto& info) { return std::string(method_name(info.param) == "mip-cuts" ? "mip_cuts" : method_name(info.param)); });
 
-TEST(ModelMethods, EveryMethodTakesRowsOnOutputsAndIntegers) {
-  for (const std::string& name : method_names()) {
-    EXPECT_TRUE(method_takes_model(parse_method(name), integer_infeasible_model(false))) << name;
-    EXPECT_TRUE(method_takes_model(parse_method(name), integer_infeasible_model(true))) << name;
-  }
-}
-
 }  // namespace
 }  // namespace reluopt

@@ -96,19 +96,25 @@ void expect_sound(const Model& m, const testing::ModelOptimum& exact, const Mode
   const SolveStatus status = got.result.status;
   if (status == SolveStatus::kInfeasible || status == SolveStatus::kNoSolution) {
     EXPECT_FALSE(got.point.has_value());
-    if (status == SolveStatus::kInfeasible) EXPECT_FALSE(exact.feasible) << "infeasible claimed, oracle found a point";
+    if (status == SolveStatus::kInfeasible) {
+      EXPECT_FALSE(exact.feasible) << "infeasible claimed, oracle found a point";
+    }
     return;
   }
   ASSERT_TRUE(exact.feasible) << "a point reported on an infeasible model";
   ASSERT_TRUE(got.point.has_value());
   const ModelPoint check = evaluate(m, got.point->v);
   EXPECT_LE(check.max_violation, model_tolerance(m));
-  for (int i = 0; i < 1; ++i) EXPECT_EQ(check.v[i], std::round(check.v[i])) << "x0 is integer";
+  EXPECT_EQ(check.v[0], std::round(check.v[0])) << "x0 is integer";
   EXPECT_EQ(check.objective, got.result.objective);
   const double tolerance = 1e-6 * std::max(1.0, std::abs(exact.objective));
   EXPECT_LE(sign * got.result.objective, sign * exact.objective + tolerance) << "better than the optimum";
-  if (status == SolveStatus::kOptimal) EXPECT_NEAR(got.result.objective, exact.objective, tolerance);
-  if (got.result.bound) EXPECT_GE(sign * *got.result.bound, sign * exact.objective - tolerance);
+  if (status == SolveStatus::kOptimal) {
+    EXPECT_NEAR(got.result.objective, exact.objective, tolerance);
+  }
+  if (got.result.bound) {
+    EXPECT_GE(sign * *got.result.bound, sign * exact.objective - tolerance);
+  }
 }
 
 class ModelSampling : public ::testing::TestWithParam<Method> {};

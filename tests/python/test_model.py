@@ -112,10 +112,17 @@ def test_errors(misuse, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def test_method_that_does_not_take_the_model():
-    m, *_ = build(cap=median_y0())
-    with pytest.raises(reluopt.Error, match="method 'sampling' does not take a model with .*mip, mip-cuts, partition"):
-        m.solve(method="sampling")
+@pytest.mark.parametrize("method", reluopt.method_names())
+def test_every_method_takes_the_model(method):
+    cap = median_y0()
+    truth = enumerate_optimum(cap)
+    m, x, z, y = build(cap=cap)
+    res = m.solve(method=method, threads=1, time_limit=30, samples=100)
+    assert res.method == method and res.status in ("optimal", "feasible")
+    assert res.objective <= truth + 1e-9
+    assert (res[x] == np.round(res[x])).all() and res[y][0] <= cap + 1e-6
+    if res.status == "optimal":
+        assert res.objective == pytest.approx(truth, rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("sense", ["max", "min"])
@@ -138,17 +145,12 @@ def test_mip_matches_enumeration(sense):
     assert res.to_dict()["networks"] == {"demand": list(res[y])} and list(res["demand"]) == list(res[y])
 
 
-def test_default_method():
-    m, *_ = build(cap=median_y0())
-    assert reluopt.default_method(m) == m.default_method() == "mip-cuts"
-    assert m.solve(threads=1).method == "mip-cuts"
-    plain = reluopt.Model("min")
-    x = plain.add_variables(2, lower=-1, upper=1, name="x")
-    plain.minimize(plain.add_network(NET, x)[0] + x[1])
-    assert plain.default_method() == "enhanced"
-    res = plain.solve(threads=1, samples=200)
-    assert res.method == "enhanced" and res.status in ("optimal", "feasible")
-    assert res.objective == pytest.approx(forward(NET, res.x)[0] + res.x[1], abs=1e-9)
+def test_default_method_is_enhanced_and_proves_the_optimum():
+    cap = median_y0()
+    m, *_ = build(cap=cap)
+    res = m.solve(threads=1, time_limit=30)
+    assert res.method == "enhanced" and res.status == "optimal"
+    assert res.objective == pytest.approx(enumerate_optimum(cap), rel=1e-9, abs=1e-9)
 
 
 def test_infeasible():
