@@ -180,12 +180,13 @@ TEST(BabRandomized, DepthFirstDivesUnderAMemoryCapKeepTheBoundValid) {
 // The cases with several outputs minimize.
 INSTANTIATE_TEST_SUITE_P(
     SmallNetworks, Bab,
-    ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, false, false, 2},
-                      SmallCase{4, {12}, 1, true, false, 3}, SmallCase{2, {5, 5}, 1, false, false, 4},
-                      SmallCase{3, {6, 6}, 1, true, false, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
-                      SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{2, {4, 4, 3}, 1, true, false, 8},
-                      SmallCase{5, {4, 4, 4}, 3, true, true, 9}, SmallCase{3, {3, 3, 3, 3}, 2, false, true, 10},
-                      SmallCase{4, {3, 3, 3, 3}, 1, true, false, 11}),
+    ::testing::ValuesIn(testing::sanitizer_share<SmallCase>(
+        {SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, false, false, 2},
+         SmallCase{4, {12}, 1, true, false, 3}, SmallCase{2, {5, 5}, 1, false, false, 4},
+         SmallCase{3, {6, 6}, 1, true, false, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
+         SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{2, {4, 4, 3}, 1, true, false, 8},
+         SmallCase{5, {4, 4, 4}, 3, true, true, 9}, SmallCase{3, {3, 3, 3, 3}, 2, false, true, 10},
+         SmallCase{4, {3, 3, 3, 3}, 1, true, false, 11}})),
     testing::small_case_name);
 
 }  // namespace

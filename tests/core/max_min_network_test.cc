@@ -158,7 +158,8 @@ std::string max_min_case_name(const ::testing::TestParamInfo<MaxMinCase>& info) 
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods, MaxMinMethods, ::testing::ValuesIn(max_min_cases()), max_min_case_name);
+INSTANTIATE_TEST_SUITE_P(Methods, MaxMinMethods, ::testing::ValuesIn(testing::sanitizer_share(max_min_cases())),
+                         max_min_case_name);
 
 // The relaxation of the compiled network bounds the max-min optimum.
 TEST(MaxMinRelax, BoundsTheOptimum) {

@@ -185,10 +185,11 @@ TEST_P(AndersonCuts, CbcWithCutsReachesTheEnumeratedMaximum) {
 
 INSTANTIATE_TEST_SUITE_P(
     Anderson, AndersonCuts,
-    ::testing::Values(SmallCase{3, {8}, 1, false, false, 1}, SmallCase{5, {12}, 1, true, false, 2},
-                      SmallCase{4, {10}, 1, false, true, 3}, SmallCase{3, {6, 6}, 1, false, false, 4},
-                      SmallCase{4, {6, 5}, 2, true, true, 5}, SmallCase{3, {4, 4, 4}, 1, false, false, 6},
-                      SmallCase{5, {4, 4, 3}, 1, true, true, 7}),
+    ::testing::ValuesIn(testing::sanitizer_share<SmallCase>(
+        {SmallCase{3, {8}, 1, false, false, 1}, SmallCase{5, {12}, 1, true, false, 2},
+         SmallCase{4, {10}, 1, false, true, 3}, SmallCase{3, {6, 6}, 1, false, false, 4},
+         SmallCase{4, {6, 5}, 2, true, true, 5}, SmallCase{3, {4, 4, 4}, 1, false, false, 6},
+         SmallCase{5, {4, 4, 3}, 1, true, true, 7}})),
     testing::small_case_name);
 
 }  // namespace

@@ -168,11 +168,12 @@ TEST_P(BigMBruteForce, NoFalseBoundWhenStoppedBeforeTheRoot) {
 
 INSTANTIATE_TEST_SUITE_P(
     BigM, BigMBruteForce,
-    ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, true, false, 2},
-                      SmallCase{4, {12}, 1, false, true, 3}, SmallCase{2, {5, 5}, 1, false, false, 4},
-                      SmallCase{3, {6, 6}, 1, true, true, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
-                      SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{2, {4, 4, 3}, 1, true, false, 8},
-                      SmallCase{5, {4, 4, 4}, 3, true, true, 9}),
+    ::testing::ValuesIn(testing::sanitizer_share<SmallCase>(
+        {SmallCase{2, {6}, 1, false, false, 1}, SmallCase{3, {10}, 1, true, false, 2},
+         SmallCase{4, {12}, 1, false, true, 3}, SmallCase{2, {5, 5}, 1, false, false, 4},
+         SmallCase{3, {6, 6}, 1, true, true, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
+         SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{2, {4, 4, 3}, 1, true, false, 8},
+         SmallCase{5, {4, 4, 4}, 3, true, true, 9}})),
     testing::small_case_name);
 
 // On a network too large for CBC to finish in the time limit, the MIP start must still come back: the

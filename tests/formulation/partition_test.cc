@@ -182,11 +182,12 @@ TEST_P(PartitionBruteForce, WarmStartIsFeasibleWithTheForwardValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     Partition, PartitionBruteForce,
-    ::testing::Values(SmallCase{2, {6}, 1, false, false, 1}, SmallCase{5, {10}, 1, true, false, 2},
-                      SmallCase{6, {12}, 1, false, true, 3}, SmallCase{3, {5, 5}, 1, false, false, 4},
-                      SmallCase{4, {6, 6}, 1, true, true, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
-                      SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{5, {4, 4, 3}, 1, true, false, 8},
-                      SmallCase{5, {4, 4, 4}, 3, true, true, 9}),
+    ::testing::ValuesIn(testing::sanitizer_share<SmallCase>(
+        {SmallCase{2, {6}, 1, false, false, 1}, SmallCase{5, {10}, 1, true, false, 2},
+         SmallCase{6, {12}, 1, false, true, 3}, SmallCase{3, {5, 5}, 1, false, false, 4},
+         SmallCase{4, {6, 6}, 1, true, true, 5}, SmallCase{4, {6, 5}, 2, false, true, 6},
+         SmallCase{3, {4, 4, 4}, 1, false, false, 7}, SmallCase{5, {4, 4, 3}, 1, true, false, 8},
+         SmallCase{5, {4, 4, 4}, 3, true, true, 9}})),
     testing::small_case_name);
 
 }  // namespace
