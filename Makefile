@@ -56,7 +56,7 @@ fuzz-deps: deps
 	$(call install_missing,libclang-rt-$$major-dev)
 
 build: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRELUOPT_UNITY=ON
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build python
@@ -95,7 +95,7 @@ test-python: python
 
 # The sanitizer builds use g++, whose runtimes come with it; a report fails the test (docs/FUZZING.md).
 # -O1 keeps their builds short; the sanitizers' own checks cost more than the optimization saves.
-SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"
+SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DRELUOPT_UNITY=ON
 
 # cli_mpi runs serially and takes 255 s under AddressSanitizer (Open MPI's own libraries are not instrumented);
 # `make test` runs it.
@@ -124,7 +124,7 @@ fuzz: build-fuzz
 # The command line alone (no test target), then the largest prediction of a trained regressor over [0,1]^4: the
 # default method searches, its prover closes the gap, and the summary shows the value with its proven bound.
 demo: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DRELUOPT_UNITY=ON
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target reluopt_cli
 	$(BUILD_DIR)/reluopt solve bench/models/reg4.onnx --time-limit 10 --seed 1 --json $(BUILD_DIR)/demo_result.json
 	@echo "JSON result written to $(BUILD_DIR)/demo_result.json"

@@ -33,5 +33,5 @@ endif()
 # whose data each thread owns (one dense LP per sample), so it is left uninstrumented for ThreadSanitizer only.
 if(_reluopt_sanitizers MATCHES "thread")
   set_source_files_properties(${CMAKE_SOURCE_DIR}/src/solver/dense_dual_simplex.cc
-                              PROPERTIES COMPILE_OPTIONS -fno-sanitize=thread)
+                              PROPERTIES COMPILE_OPTIONS -fno-sanitize=thread SKIP_UNITY_BUILD_INCLUSION ON)
 endif()

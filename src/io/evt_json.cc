@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_numbers.h"
 #include "io/output_file.h"
 #include "reluopt/error.h"
 
@@ -100,8 +101,6 @@ void for_each_line(std::ifstream& in, const std::string& path, OnLine on_line) {
 json optional_number(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? json(*value) : json(nullptr);
 }
-
-json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_numbers.h"
 #include "io/output_file.h"
 #include "reluopt/error.h"
 
@@ -20,8 +21,6 @@ json vector_json(const Eigen::VectorXd& v) {
   for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(v[i]);
   return out;
 }
-
-json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
 // The stop rule's verdict; the fit's numbers are null without a fit, an infinite end or N is null.
 json stop_rule_json(const StopRuleReport& rule) {
