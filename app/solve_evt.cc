@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_numbers.h"
 #include "reluopt/error.h"
 #include "reluopt/evt.h"
 #include "reluopt/evt_json.h"
@@ -23,8 +24,6 @@ std::string g(double value) {
   std::snprintf(buffer, sizeof buffer, "%.6g", value);
   return buffer;
 }
-
-json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "cli_options.h"
 #include "core/number_text.h"
 #include "core/peers.h"
+#include "io/json_numbers.h"
 #include "io/output_file.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
@@ -86,8 +87,6 @@ std::string result_text(const VerifyResult& result) {
   items.pop_back();
   return text + "(" + items + ")\n";
 }
-
-nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
 std::string result_json(const VerifyResult& result, const VerifyCommandOptions& options) {
   nlohmann::json cases = nlohmann::json::array();
