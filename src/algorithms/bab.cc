@@ -983,16 +983,16 @@ class Search {
   void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free,
                   const std::vector<Eigen::VectorXd>& relu_gap, std::vector<Node>& children) {
     std::pair<int, int> pick = free.front();
-    std::pair<double, double> best{-1.0, -1.0};
+    std::array<double, 3> best{-1.0, -1.0, -1.0};
     for (const auto& [k, j] : free) {
-      // The intercept the split removes from the bound; where no line adds any, the narrower side of [l, u].
+      // The intercept the split removes from the bound; where no line adds any, the neuron whose triangle the
+      // node LP's point uses most (with rows: the split cuts that point off), then the narrower side of [l, u].
       const double share = prop.objective.relaxation_share[k][j];
-      const double width = std::min(prop.bounds.upper[k][j], -prop.bounds.lower[k][j]);
-      const double key = share > 0.0 ? 1.0 + share : width / (1.0 + width);
-      // With rows, first the neuron whose triangle the node LP's point uses most: the split cuts that point off.
       const double gap = relu_gap.empty() ? 0.0 : relu_gap[k][j];
-      if (std::pair{gap, key} > best) {
-        best = {gap, key};
+      const double width = std::min(prop.bounds.upper[k][j], -prop.bounds.lower[k][j]);
+      const std::array<double, 3> key{std::max(share, 0.0), gap, width};
+      if (key > best) {
+        best = key;
         pick = {k, j};
       }
     }
