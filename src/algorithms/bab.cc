@@ -133,6 +133,9 @@ struct Node {
 struct NodeLp {
   double bound = kInfinity;  // -infinity: the LP has no point, proven (proven_empty)
   Eigen::VectorXd x;         // the inputs at the last optimal LP (empty when none was optimal)
+  // With rows on the outputs, per hidden layer, how far the last optimal LP's post-activation lies above the
+  // ReLU of its pre-activation there, y - max(h, 0) (the triangle's slack at the LP's point; empty when none).
+  std::vector<Eigen::VectorXd> relu_gap;
   std::shared_ptr<const KeyedBasis> basis;
   std::shared_ptr<const std::vector<KeptCut>> cuts;
 };
@@ -376,6 +379,139 @@ bool proven_empty(const LinearModel& model, LpSolver& lp, double seconds) {
   return phase_one.status == LpStatus::kOptimal && phase_one.bound < 0.0;
 }
 
+// The model's rows C y <= e on the outputs (formulation/mip_formulation.h), each loosened by an allowance for
+// the rounding of its coefficients C W_L and right-hand side e - C b_L, so that the LP keeps every point that
+// meets the rows exactly.
+void add_model_rows(const Problem& problem, MipFormulation& f) {
+  if (!problem.rows.has_output_rows()) return;
+  const Eigen::MatrixXd& C = problem.rows.output_rows;
+  const DenseLayer& out = problem.network.output_layer();
+  const std::vector<int>& last = f.post_activation.empty() ? f.input : f.post_activation.back();
+  Eigen::VectorXd magnitude(static_cast<Eigen::Index>(last.size()));
+  for (std::size_t j = 0; j < last.size(); ++j)
+    magnitude[static_cast<Eigen::Index>(j)] =
+        std::max(std::abs(f.model.col_lower()[last[j]]), std::abs(f.model.col_upper()[last[j]]));
+  // |C| (|W_L| |x_L| + |b_L|) + |e| bounds every term of the row's sums.
+  const Eigen::VectorXd reach = C.cwiseAbs() * (out.weights.cwiseAbs() * magnitude + out.bias.cwiseAbs()) +
+                                problem.rows.output_rhs.cwiseAbs();
+  const double terms = static_cast<double>(C.cols() + out.weights.cols() + 2);
+  const int first = f.model.num_rows();
+  add_output_rows(f, problem.network, C, problem.rows.output_rhs);
+  for (int r = first; r < f.model.num_rows(); ++r)
+    f.model.set_row_bounds(r, -kInfinity,
+                           f.model.row_upper()[r] + 4.0 * terms * kRoundOff * reach[r - first]);
+}
+
+// Optimization-based bound tightening at the root of a model (as lp_bounds.cc does over P, here with the output
+// rows and integrality). The node LP's relaxation over the root's box and bounds (triangles, domain rows, output
+// rows loosened for their rounding) contains every point of P that meets the rows, so the max and min over it of
+// an input coordinate or of a pre-activation (the LP's safe dual bound, loosened by kRootSlack) hold over every
+// point the search must keep; an integer coordinate's round inwards. Bound propagation sees neither the rows nor
+// integrality: with them the rows decide neurons (stable, no split), shrink the box of the inputs they restrict
+// and narrow every triangle. Inputs first (a smaller box tightens every layer), then layer by layer, each
+// layer's LPs built with the bounds found before it; after each step a propagation with the bounds found as its
+// prior carries them to the later layers.
+constexpr double kRootSlack = 1e-7;
+// The share of the time left that the root's tightening may take (it stops at the share, keeping what it found).
+constexpr double kRootTighteningShare = 0.2;
+
+struct RootBounds {
+  Eigen::VectorXd lo, hi;
+  Propagation prop;  // over [lo, hi], with every bound found as its prior
+};
+
+// max objective^T columns + constant over the loaded LP, loosened for round-off; +infinity when not solved.
+double safe_max(LpSolver& lp, const std::vector<double>& objective, double constant, const Deadline& deadline) {
+  if (deadline.expired()) return kInfinity;
+  const LpBound result = lp.maximize(objective, constant, LpStart::kWarmPrimal, deadline.remaining());
+  if (result.status != LpStatus::kOptimal) return kInfinity;
+  return result.bound + kRootSlack * (1.0 + std::abs(result.bound));
+}
+
+// The root's relaxation loaded into `lp`.
+MipFormulation load_root_relaxation(const Problem& problem, const RootBounds& root, LpSolver& lp) {
+  Domain box = problem.domain;
+  box.lower = root.lo;
+  box.upper = root.hi;
+  MipFormulation f = big_m_formulation(problem.network, box, problem.objective, root.prop.bounds, false);
+  add_model_rows(problem, f);
+  lp.load(f.model);
+  return f;
+}
+
+// [down, up] = [min, max] of objective^T columns + constant over the loaded LP.
+std::pair<double, double> safe_range(LpSolver& lp, std::vector<double>& objective, double constant,
+                                     const Deadline& deadline) {
+  const double up = safe_max(lp, objective, constant, deadline);
+  for (double& c : objective) c = -c;
+  const double down = -safe_max(lp, objective, -constant, deadline);
+  for (double& c : objective) c = -c;
+  return {down, up};
+}
+
+void tighten_root_inputs(const Problem& problem, RootBounds& root, LpSolver& lp, const Deadline& deadline) {
+  const MipFormulation f = load_root_relaxation(problem, root, lp);
+  std::vector<double> objective(static_cast<std::size_t>(f.model.num_cols()), 0.0);
+  for (Eigen::Index i = 0; i < root.lo.size() && !deadline.expired(); ++i) {
+    if (!(root.lo[i] < root.hi[i])) continue;
+    const auto column = static_cast<std::size_t>(f.input[static_cast<std::size_t>(i)]);
+    objective[column] = 1.0;
+    auto [down, up] = safe_range(lp, objective, 0.0, deadline);
+    objective[column] = 0.0;
+    if (problem.rows.has_integers() && problem.rows.integer[static_cast<std::size_t>(i)]) {
+      down = std::ceil(down);
+      up = std::floor(up);
+    }
+    if (!(down <= up)) continue;  // no point meets the rows: left for the search to prove
+    root.lo[i] = std::max(root.lo[i], down);
+    root.hi[i] = std::min(root.hi[i], up);
+  }
+}
+
+void tighten_root_layer(const Problem& problem, int k, RootBounds& root, LpSolver& lp, const Deadline& deadline) {
+  const MipFormulation f = load_root_relaxation(problem, root, lp);
+  const std::vector<int>& inputs = k == 0 ? f.input : f.post_activation[static_cast<std::size_t>(k - 1)];
+  const DenseLayer& layer = problem.network.hidden_layer(k);
+  NeuronBounds& bounds = root.prop.bounds;
+  std::vector<double> objective(static_cast<std::size_t>(f.model.num_cols()), 0.0);
+  for (int j = 0; j < problem.network.hidden_width(k) && !deadline.expired(); ++j) {
+    if (bounds.is_stable(k, j)) continue;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      objective[static_cast<std::size_t>(inputs[i])] = layer.weights(j, static_cast<Eigen::Index>(i));
+    const auto [down, up] = safe_range(lp, objective, layer.bias[j], deadline);
+    for (int column : inputs) objective[static_cast<std::size_t>(column)] = 0.0;
+    if (!(down <= up)) continue;
+    bounds.upper[k][j] = std::min(bounds.upper[k][j], up);
+    bounds.lower[k][j] = std::max(bounds.lower[k][j], down);
+  }
+}
+
+// Propagates the objective over the root's box with the bounds found as the prior.
+void repropagate(const Problem& problem, RootBounds& root, const Deadline& deadline) {
+  const NeuronBounds found = root.prop.bounds;
+  Propagation prop = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
+                               problem.objective.sign() * problem.objective.constant, SplitState{}, &found,
+                               &deadline, false);
+  if (!prop.empty) root.prop = std::move(prop);
+}
+
+RootBounds tighten_root(const Problem& problem, const Deadline& deadline) {
+  RootBounds root{problem.domain.lower, problem.domain.upper, {}};
+  root.prop = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
+                        problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline,
+                        false);
+  const Deadline share = deadline.share(kRootTighteningShare);
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  lp->set_stop_request(deadline.stop_request());
+  tighten_root_inputs(problem, root, *lp, share);
+  repropagate(problem, root, deadline);
+  for (int k = 0; k < problem.network.num_hidden_layers() && !share.expired(); ++k) {
+    tighten_root_layer(problem, k, root, *lp, share);
+    repropagate(problem, root, deadline);
+  }
+  return root;
+}
+
 class Search {
  public:
   Search(const Problem& problem, const SolveOptions& options, const Deadline& deadline, Incumbent& incumbent,
@@ -490,7 +626,7 @@ class Search {
         return split_integer(std::move(node), prop, *i, relaxation.x[*i], children);
     }
     if (free.empty() || input_split) return split_input(std::move(node), prop, children);
-    split_relu(std::move(node), prop, free, children);
+    split_relu(std::move(node), prop, free, relaxation.relu_gap, children);
   }
 
   // Whether bound propagation proves that no point of the node meets a row C_r y <= e_r on the outputs: its upper
@@ -568,7 +704,7 @@ class Search {
     box.upper = node.hi;
     MipFormulation f = big_m_formulation(problem_.network, box, problem_.objective, bounds, options_.relax_concave);
     add_inactive_split_rows(f, node.splits);
-    add_model_rows(f);
+    add_model_rows(problem_, f);
     if (node.cuts) add_kept_cuts(f.model, *node.cuts);
     LpBasis start = node.basis ? carry_basis(*node.basis, f.model) : LpBasis{};
     NodeLp result;
@@ -589,6 +725,7 @@ class Search {
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
       result.x = std::move(x);
+      if (problem_.rows.has_output_rows()) result.relu_gap = relu_gaps(f, s.values);
       result.bound = std::min(result.bound, s.bound);
       const bool more = round < kCutRounds && !closes(result.bound) && add_anderson_cuts(f, s.values);
       if (!more) {
@@ -601,27 +738,20 @@ class Search {
     }
   }
 
-  // The model's rows C y <= e on the outputs (formulation/mip_formulation.h), each loosened by an allowance for
-  // the rounding of its coefficients C W_L and right-hand side e - C b_L, so that the LP keeps every point that
-  // meets the rows exactly.
-  void add_model_rows(MipFormulation& f) const {
-    if (!problem_.rows.has_output_rows()) return;
-    const Eigen::MatrixXd& C = problem_.rows.output_rows;
-    const DenseLayer& out = problem_.network.output_layer();
-    const std::vector<int>& last = f.post_activation.empty() ? f.input : f.post_activation.back();
-    Eigen::VectorXd magnitude(static_cast<Eigen::Index>(last.size()));
-    for (std::size_t j = 0; j < last.size(); ++j)
-      magnitude[static_cast<Eigen::Index>(j)] =
-          std::max(std::abs(f.model.col_lower()[last[j]]), std::abs(f.model.col_upper()[last[j]]));
-    // |C| (|W_L| |x_L| + |b_L|) + |e| bounds every term of the row's sums.
-    const Eigen::VectorXd reach = C.cwiseAbs() * (out.weights.cwiseAbs() * magnitude + out.bias.cwiseAbs()) +
-                                  problem_.rows.output_rhs.cwiseAbs();
-    const double terms = static_cast<double>(C.cols() + out.weights.cols() + 2);
-    const int first = f.model.num_rows();
-    add_output_rows(f, problem_.network, C, problem_.rows.output_rhs);
-    for (int r = first; r < f.model.num_rows(); ++r)
-      f.model.set_row_bounds(r, -kInfinity,
-                             f.model.row_upper()[r] + 4.0 * terms * kRoundOff * reach[r - first]);
+  // y - max(h, 0) at the LP point `values` for every hidden neuron, h from the LP's values of the layer before.
+  std::vector<Eigen::VectorXd> relu_gaps(const MipFormulation& f, const std::vector<double>& values) const {
+    std::vector<Eigen::VectorXd> gaps;
+    Eigen::VectorXd previous(static_cast<Eigen::Index>(f.input.size()));
+    for (std::size_t i = 0; i < f.input.size(); ++i) previous[static_cast<Eigen::Index>(i)] = values[f.input[i]];
+    for (int k = 0; k < problem_.network.num_hidden_layers(); ++k) {
+      const DenseLayer& layer = problem_.network.hidden_layer(k);
+      const Eigen::VectorXd h = layer.weights * previous + layer.bias;
+      Eigen::VectorXd y(h.size());
+      for (Eigen::Index j = 0; j < h.size(); ++j) y[j] = values[f.post_activation[k][static_cast<std::size_t>(j)]];
+      gaps.push_back((y - h.cwiseMax(0.0)).cwiseMax(0.0));
+      previous = std::move(y);
+    }
+    return gaps;
   }
 
   static bool is_cut(const LinearModel& model, int row) { return model.row_name(row).compare(0, 3, "cut") == 0; }
@@ -851,14 +981,16 @@ class Search {
   }
 
   void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free,
-                  std::vector<Node>& children) {
+                  const std::vector<Eigen::VectorXd>& relu_gap, std::vector<Node>& children) {
     std::pair<int, int> pick = free.front();
-    double best = -1.0;
+    std::array<double, 3> best{-1.0, -1.0, -1.0};
     for (const auto& [k, j] : free) {
-      // The intercept the split removes from the bound; where no line adds any, the narrower side of [l, u].
+      // The intercept the split removes from the bound; where no line adds any, the neuron whose triangle the
+      // node LP's point uses most (with rows: the split cuts that point off), then the narrower side of [l, u].
       const double share = prop.objective.relaxation_share[k][j];
+      const double gap = relu_gap.empty() ? 0.0 : relu_gap[k][j];
       const double width = std::min(prop.bounds.upper[k][j], -prop.bounds.lower[k][j]);
-      const double key = share > 0.0 ? 1.0 + share : width / (1.0 + width);
+      const std::array<double, 3> key{std::max(share, 0.0), gap, width};
       if (key > best) {
         best = key;
         pick = {k, j};
@@ -975,6 +1107,14 @@ Node root_node(const Problem& problem, const SolveOptions& options, const Deadli
   Node root;
   root.lo = problem.domain.lower;
   root.hi = problem.domain.upper;
+  if (!problem.rows.empty()) {
+    RootBounds tightened = tighten_root(problem, deadline);
+    root.lo = std::move(tightened.lo);
+    root.hi = std::move(tightened.hi);
+    root.bound = tightened.prop.objective.upper;
+    root.prior = std::make_shared<const NeuronBounds>(std::move(tightened.prop.bounds));
+    return root;
+  }
   // The root's propagated bound before any worker starts: a run stopped at once still reports a bound.
   root.bound = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
                          problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline,

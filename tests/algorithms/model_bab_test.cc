@@ -242,5 +242,26 @@ TEST(ModelBabRows, TheProofCheckCountsOnlyFeasiblePoints) {
   }
 }
 
+// x0 integer in [0, 9], x1 in [0, 1], y = relu(x0 + x1) - relu(-x0 - x1) = x0 + x1 <= 4.5, max x0. The root's LPs
+// over the relaxation with the row bound x0 by 4.5 and integrality rounds that to 4, the optimum: the first node
+// proves it (the node LP alone stops at x0 = 4.5 and needs a split on x0).
+TEST(ModelBabRows, TheRowsAndIntegralityTightenTheRootBox) {
+  std::vector<DenseLayer> layers{{Eigen::Matrix2d{{1.0, 1.0}, {-1.0, -1.0}}, Eigen::Vector2d::Zero()},
+                                 {Eigen::RowVector2d(1.0, -1.0), Eigen::VectorXd::Zero(1)}};
+  Model m;
+  m.variables = {{"x", Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(9.0, 1.0), {true, false}}};
+  m.networks = {{"sum", shared(Network(std::move(layers))), {0, 1}, ""}};
+  m.constraints = {make_constraint({{R::output(0, 0), 1.0}}, ConstraintSense::kLessEqual, 4.5)};
+  m.objective = {{{R::variable(0, 0), 1.0}}, 0.0};
+  for (int threads : {1, 2}) {
+    const ModelResult got = run(m, threads, 1);
+    EXPECT_EQ(got.result.status, SolveStatus::kOptimal);
+    EXPECT_EQ(got.result.objective, 4.0);
+    ASSERT_TRUE(got.result.bound.has_value());
+    EXPECT_GE(*got.result.bound, 4.0);
+    EXPECT_LE(*got.result.bound, 4.0 + 1e-6);
+  }
+}
+
 }  // namespace
 }  // namespace reluopt
