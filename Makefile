@@ -113,8 +113,9 @@ test-tsan: deps
 	TSAN_OPTIONS=suppressions=$(CURDIR)/cmake/tsan.supp:halt_on_error=1:second_deadlock_stack=1 \
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
 
+# The fuzz targets link only the reader objects they need from an archive: no unity batches there.
 build-fuzz: fuzz-deps
-	CXX=clang++ cmake -S . -B build-fuzz $(SANITIZE_FLAGS) -DRELUOPT_FUZZ=ON \
+	CXX=clang++ cmake -S . -B build-fuzz $(SANITIZE_FLAGS) -DRELUOPT_FUZZ=ON -DRELUOPT_UNITY=OFF \
 	  -DRELUOPT_BUILD_TESTS=OFF
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
 
