@@ -8,11 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <system_error>
 #include <thread>
 #include <variant>
 
@@ -23,6 +21,7 @@
 #include "evt_command.h"
 #include "io/output_file.h"
 #include "problem_command.h"
+#include "read_within_limit.h"
 #include "reluopt/error.h"
 #include "reluopt/json_io.h"
 #include "reluopt/model_io.h"
@@ -104,34 +103,11 @@ CliProblem load_problem(const reluopt::cli::CliOptions& options) {
   return CliProblem{std::move(model), std::move(domain), std::move(objective)};
 }
 
-// Reading a model looks at no clock and takes seconds for a large one (6-18 s for 48 MB of ONNX), so `read` runs on a
-// thread of its own while this one watches the time limit, Ctrl-C and SIGTERM. Returns what it read, or why the
-// command stopped before it was read; then the reader is still running, and the command ends by std::_Exit once
-// its output is out (returning would run the static destructors under the reader's feet). `read` owns what it
-// reads from: the thread may outlive this call.
+// The model, or the problem file and its networks, are read on a thread of their own while the command watches
+// the limit and the stop request (read_within_limit.h).
 template <class Read>
-auto read_within_limit(Read read, double time_limit, const CommandClock& clock)
-    -> std::variant<decltype(read()), reluopt::StopReason> {
-  using Loaded = decltype(read());
-  auto loaded = std::make_shared<std::promise<Loaded>>();
-  std::future<Loaded> result = loaded->get_future();
-  const auto run = [loaded, read] {
-    try {
-      loaded->set_value(read());
-    } catch (...) {
-      loaded->set_exception(std::current_exception());
-    }
-  };
-  try {
-    std::thread(run).detach();
-  } catch (const std::system_error&) {
-    run();  // no thread to spare: read here, the limit looked at once it is read
-  }
-  while (result.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
-    if (g_stop.load()) return reluopt::StopReason::kInterrupted;
-    if (clock.remaining(time_limit) <= 0.0) return reluopt::StopReason::kTimeLimit;
-  }
-  return result.get();
+auto read_within_limit(Read read, double time_limit, const CommandClock& clock) {
+  return reluopt::cli::read_within_limit(read, [&] { return clock.remaining(time_limit); }, g_stop);
 }
 
 std::variant<CliProblem, reluopt::StopReason> load_within_limit(const reluopt::cli::CliOptions& options,

@@ -1,11 +1,14 @@
 // reluopt verify: a VNN-LIB property of a network, answered as VNN-COMP expects (docs/VERIFY.md).
 #include "verify_command.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +18,8 @@
 #include "core/peers.h"
 #include "io/json_numbers.h"
 #include "io/output_file.h"
+#include "read_within_limit.h"
+#include "report.h"
 #include "reluopt/error.h"
 #include "reluopt/model_io.h"
 #include "reluopt/verify.h"
@@ -131,6 +136,38 @@ void print_cases(const VerifyResult& result) {
   std::fprintf(stderr, "%s in %.3f s\n", verify_status_name(result.status).c_str(), result.seconds);
 }
 
+// Prints the answer (stdout, the result file, the JSON) from the lead alone.
+void report_verify(const VerifyResult& result, const VerifyCommandOptions& options) {
+  const std::string text = result_text(result);
+  std::cout << text << std::flush;
+  if (!options.quiet) print_cases(result);
+  if (options.result_file) write_output_file(*options.result_file, text, "the result file");
+  if (options.json_file) write_output_file(*options.json_file, result_json(result, options), "the JSON result");
+}
+
+// A model not read within the limit is undecided: `timeout` when the time ran out, `unknown` when a stop was asked
+// for (docs/VERIFY.md). The reader thread still runs, so the command ends here by std::_Exit.
+[[noreturn]] void report_unread(StopReason reason, const VerifyCommandOptions& options, double seconds) {
+  output_begins();
+  const bool interrupted = reason == StopReason::kInterrupted;
+  if (!options.quiet)
+    std::cerr << "reluopt: the model '" << options.model << "' was not read: "
+              << (interrupted ? "interrupted" : "the time limit ran out") << "\n";
+  VerifyResult result;
+  result.status = interrupted ? VerifyStatus::kUnknown : VerifyStatus::kTimeout;
+  result.seconds = seconds;
+  int code = 0;
+  try {
+    report_verify(result, options);
+  } catch (const Error& e) {
+    std::cerr << "reluopt: error: " << e.what() << "\n";
+    code = 1;
+  }
+  code = check_stdout(code);
+  std::cerr << std::flush;
+  std::_Exit(code);
+}
+
 }  // namespace
 
 std::string verify_help_text() {
@@ -160,11 +197,20 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   }
   refuse_clashing_paths({{"the model", options.model}, {"the property", options.property}},
                         {{"--result-file", options.result_file}, {"--json", options.json_file}});
-  const LoadedModel model = read_model(options.model);
   const auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  // Over several processes each reads the whole property, so that all of them verify the same one.
+  // Over several processes each reads the whole model and property, so that all of them verify the same one.
+  std::optional<LoadedModel> model;
+  if (peers == nullptr && stop != nullptr) {
+    auto read = read_within_limit([path = options.model] { return read_model(path); },
+                                  [&] { return std::max(0.0, options.time_limit - seconds_since_start()); }, *stop);
+    if (const StopReason* reason = std::get_if<StopReason>(&read))
+      report_unread(*reason, options, seconds_since_start());
+    model = std::move(std::get<LoadedModel>(read));
+  } else {
+    model = read_model(options.model);
+  }
   const Deadline reading =
       peers == nullptr ? Deadline(options.time_limit - seconds_since_start(), stop) : Deadline();
   VerifyResult result;
@@ -176,7 +222,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
     control.stop = stop;
     control.time_limit = std::max(0.0, options.time_limit - seconds_since_start());
     control.peers = peers;
-    result = verify(model.network, property, verify_options, control);
+    result = verify(model->network, property, verify_options, control);
   } catch (const ReadStopped& stopped) {
     // A property too big to read in time is undecided, and reported as such: `timeout` when the time ran out,
     // `unknown` when a stop was asked for (docs/VERIFY.md).
@@ -186,11 +232,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   result.seconds = seconds_since_start();
   output_begins();
   if (peers != nullptr && !peers->lead()) return 0;
-  const std::string text = result_text(result);
-  std::cout << text << std::flush;
-  if (!options.quiet) print_cases(result);
-  if (options.result_file) write_output_file(*options.result_file, text, "the result file");
-  if (options.json_file) write_output_file(*options.json_file, result_json(result, options), "the JSON result");
+  report_verify(result, options);
   return 0;
 }
 

@@ -142,6 +142,12 @@ bool is_diagonal(const Value& v) {
   return !v.constant && v.rows.cols() == n + 1 && v.rows.leftCols(n).isDiagonal(0.0);
 }
 
+// True when at most one entry in eight is nonzero (one pass over the matrix).
+bool mostly_zero(const Eigen::MatrixXd& m) {
+  const Index nonzeros = (m.array() != 0.0).count();
+  return nonzeros <= m.size() / 8;
+}
+
 // Called before the sparse matrix of `taps` entries that gives a result of `shape` is built.
 void check_sparse_memory(const NodeContext& ctx, const Value& x, const Shape& shape, std::int64_t taps) {
   if (num_elements(shape) < 0 || taps < 0) ctx.fail("result " + shape_string(shape) + " is too large");
@@ -160,6 +166,14 @@ Value apply_sparse(const Value& x, Index rows, const Triplets& triplets, const E
     out.rows.setZero();
     out.rows.leftCols(a.cols()) = scaled;
     out.rows.col(out.rows.cols() - 1) = a * x.offset();
+  } else if (mostly_zero(x.rows)) {
+    // A pooling or convolution of a pooled layer: x's rows hold a few taps each, and the dense product would
+    // multiply a's entries by every column of x (45 G multiply-adds for a 32-map convolution after a 2x2 pooling
+    // of a 32-map 28x28 layer); the sparse product touches only the nonzero pairs.
+    const SparseRows product = a * SparseRows(x.rows.sparseView());
+    out.rows.setZero();
+    for (Index i = 0; i < product.outerSize(); ++i)
+      for (SparseRows::InnerIterator entry(product, i); entry; ++entry) out.rows(i, entry.col()) = entry.value();
   } else {
     out.rows = a * x.rows;
   }

@@ -22,6 +22,25 @@ sys.path.insert(0, os.path.join(REPO, "bench"))
 import verify_check  # noqa: E402
 
 
+def write_slow_model(path, additions):
+    """[1, 5] -> MatMul to 20000 -> `additions` x Add of a constant -> MatMul to 3: quick to write, slow to read."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.uniform(-1, 1, (5, 20000)), "w0"),
+             numpy_helper.from_array(np.full(20000, 0.001), "c"),
+             numpy_helper.from_array(rng.uniform(-1, 1, (20000, 3)), "w1")]
+    nodes = [helper.make_node("MatMul", ["x", "w0"], ["h0"])]
+    nodes += [helper.make_node("Add", ["h%d" % k, "c"], ["h%d" % (k + 1)]) for k in range(additions)]
+    nodes.append(helper.make_node("MatMul", ["h%d" % additions, "w1"], ["y"]))
+    graph = helper.make_graph(nodes, "slow", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, 3])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+
+
 class VerifyCli(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -83,6 +102,20 @@ class VerifyCli(unittest.TestCase):
         proc = self.verify(MODEL, prop, "--time-limit", "0", "--result-file", result, "--json", doc)
         self.assertEqual(proc.stdout, "timeout\n")
         self.assertIn("reading stopped: the time limit ran out", proc.stderr)
+        self.assertEqual(open(result).read(), "timeout\n")
+        self.assertEqual(json.load(open(doc))["status"], "timeout")
+
+    def test_a_model_not_read_in_time_is_a_timeout_with_its_result(self):
+        # 20000 additions of a constant to a tensor of 20000 elements affine in the input: each copies its
+        # 20000 x 6 coefficients, seconds in all, while the file is small.
+        model = self.path("slow.onnx")
+        write_slow_model(model, 20000)
+        prop = self.big_property("slow.vnnlib", "(assert (<= Y_0 0))\n")
+        result, doc = self.path("unread_model.txt"), self.path("unread_model.json")
+        proc = self.verify(model, prop, "--time-limit", "0.3", "--result-file", result, "--json", doc)
+        self.assertEqual(proc.stdout, "timeout\n")
+        self.assertEqual(proc.stderr.splitlines()[0],
+                         "reluopt: the model '%s' was not read: the time limit ran out" % model)
         self.assertEqual(open(result).read(), "timeout\n")
         self.assertEqual(json.load(open(doc))["status"], "timeout")
 
