@@ -196,6 +196,9 @@ def good_models():
         .avgpool((3, 3), (2, 2), pads=(1, 1, 1, 1), include_pad=0).flatten().gemm(2)
     nets["avgpool_count_pad"] = Net([1, 2, 7, 7], 10).conv(2, (2, 2)).relu() \
         .avgpool((3, 3), (2, 2), pads=(1, 0, 1, 1), include_pad=1).flatten().gemm(2)
+    # A convolution of a pooled layer: its input rows are sparse (a few taps each), the reader's sparse product.
+    nets["avgpool_conv"] = Net([1, 1, 8, 8], 12).conv(3, (3, 3), pads=(1, 1, 1, 1)).relu() \
+        .avgpool((2, 2), (2, 2)).conv(4, (3, 3), pads=(1, 1, 1, 1)).relu().flatten().gemm(2)
     nets["global_avgpool"] = Net([1, 1, 6, 6], 11).conv(4, (3, 3)).relu().global_avgpool().flatten().gemm(2)
     nets["reshape_shape_gather_concat"] = Net([1, 1, 6, 6], 12).conv(2, (3, 3), strides=(2, 2)).relu() \
         .reshape_via_shape().gemm(4).relu().gemm(2)
