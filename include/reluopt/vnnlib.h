@@ -24,19 +24,22 @@ struct OutputConstraint {
   }
 };
 
-// One input box and the outputs that are unsafe on it: a disjunction of conjunctions ({{}}: every output).
+// One input domain and the outputs that are unsafe on it: a disjunction of conjunctions ({{}}: every output).
+// The domain is the box of the bounds on single inputs, cut by a row of A x <= b for each constraint that
+// couples several inputs and does not hold on the whole box (its description names their lines).
 struct VnnlibCase {
   Domain box;
   std::vector<std::vector<OutputConstraint>> unsafe;
 };
 
-// A VNN-LIB property: the unsafe set is every x in the box of one case whose outputs satisfy every constraint of
-// one of that case's conjunctions. The property is violated (sat) when that set is not empty; no case (every
-// box empty) means it holds.
+// A VNN-LIB property: the unsafe set is every x in the domain of one case whose outputs satisfy every constraint
+// of one of that case's conjunctions. The property is violated (sat) when that set is not empty; no case (every
+// domain certainly empty: a box with a lower bound above its upper one, or a row failing on the whole box)
+// means it holds.
 struct VnnlibProperty {
   int num_inputs = 0;
   int num_outputs = 0;
-  std::vector<VnnlibCase> cases;  // one per distinct input box
+  std::vector<VnnlibCase> cases;  // one per distinct input domain
 };
 
 // Thrown by read_vnnlib (reluopt/model_io.h) when its deadline expires or its stop request is set while it reads: the message names

@@ -31,8 +31,10 @@ constexpr long kTimedSamples = 1000000000;
 // The share of a case's time that symbolic bounds on its outputs may take when it is folded.
 constexpr double kBoundsShare = 0.1;
 
+// Whether x lies in the case's domain: its box and its rows A x <= b, evaluated in double precision.
 bool inside(const Domain& box, const Eigen::VectorXd& x) {
-  return x.size() == box.dim() && (x.array() >= box.lower.array()).all() && (x.array() <= box.upper.array()).all();
+  return x.size() == box.dim() && (x.array() >= box.lower.array()).all() && (x.array() <= box.upper.array()).all() &&
+         (!box.has_rows() || (box.A * x - box.b).maxCoeff() <= 0.0);
 }
 
 // Whether the forward pass y satisfies every constraint of one conjunction of the case, as written.
@@ -283,6 +285,11 @@ void take_point(const Network& network, const VnnlibCase& property_case, const O
   }
 }
 
+// The property as errors name it.
+std::string source_of(const VerifyOptions& options) {
+  return options.property_file.empty() ? "the property" : "VNN-LIB file '" + options.property_file + "'";
+}
+
 void check_property(const Network& network, const VnnlibProperty& property) {
   if (property.num_inputs != network.input_dim() || property.num_outputs != network.output_dim())
     throw Error("the property declares " + std::to_string(property.num_inputs) + " inputs and " +
@@ -433,8 +440,15 @@ std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& p
   margin.validate(property.num_outputs);
   const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
   if (!compiled) return std::nullopt;
-  CaseRun run = run_case(*compiled, group.box, options, std::max(0.0, seconds), control.stop, control.peers,
-                         static_cast<int>(channel));
+  CaseRun run;
+  try {
+    run = run_case(*compiled, group.box, options, std::max(0.0, seconds), control.stop, control.peers,
+                   static_cast<int>(channel));
+  } catch (const Error& e) {
+    // A polyhedron the solvers refuse (empty, or flat: no interior to sample) is named by its file and lines.
+    if (!group.box.has_rows()) throw;
+    throw Error(source_of(options) + ", " + group.box.description + ": " + e.what());
+  }
   const Objective measured =
       whole.empty() ? margin : margin_objective(VnnlibCase{group.box, {whole}}, property.num_outputs);
   take_point(network, property.cases[k], measured, run.search, report, result);
@@ -570,8 +584,7 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
                     const RunContext& control) {
   check_property(network, property);
   const Deadline deadline(control.time_limit, control.stop);
-  const std::string source =
-      options.property_file.empty() ? "the property" : "VNN-LIB file '" + options.property_file + "'";
+  const std::string source = source_of(options);
   const std::size_t n = property.cases.size();
   // Every case is folded and split before any run, so that a constraint an LP cannot take is refused first.
   // Over several processes the bounds are interval ones, which every process computes alike.

@@ -1,6 +1,7 @@
 // Reads VNN-LIB properties (include/reluopt/vnnlib.h, docs/VERIFY.md): an s-expression tokenizer that hands
 // each command over as soon as it closes, linear expressions over X_i and Y_j, and the assertions expanded into
-// a disjunction of conjunctions of comparisons g <= 0, which is split into input boxes and output constraints.
+// a disjunction of conjunctions of comparisons g <= 0, which is split into input domains (a box from the bounds on
+// single inputs, cut by rows A x <= b from the comparisons that couple inputs) and output constraints.
 // Time and memory stay linear in the file: each distinct comparison is one atom however often it is written, a
 // conjunction holds each atom once (compacted as it grows) and a disjunction each conjunction once.
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <istream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -151,7 +153,9 @@ class Reader {
   int intern(Atom atom);
   VnnlibProperty split();
   std::vector<OutputConstraint> output_constraints(const std::vector<int>& outputs, int num_outputs) const;
-  Domain box_of(const Conjunction& conjunction) const;
+  std::optional<Domain> domain_of(const Conjunction& conjunction) const;
+  Domain box_of(const Conjunction& conjunction, std::vector<int>& rows) const;
+  bool add_row(Domain& domain, const Atom& atom) const;
   int count(const std::set<int>& declared, const char* name) const;
 
   std::string file_;
@@ -452,15 +456,21 @@ int Reader::count(const std::set<int>& declared, const char* name) const {
   return n;
 }
 
-Domain Reader::box_of(const Conjunction& conjunction) const {
+// The bounds of the conjunction's comparisons on single inputs; its comparisons coupling several inputs go to
+// `rows` (atom indices, sorted). Every input needs a lower and an upper bound of its own: the box is what the
+// bounds, the samplers and the LPs start from, and a box implied by rows alone would need an LP to find.
+Domain Reader::box_of(const Conjunction& conjunction, std::vector<int>& rows) const {
   const int n = *declared_x_.rbegin() + 1;
   const double inf = std::numeric_limits<double>::infinity();
   Eigen::VectorXd lower = Eigen::VectorXd::Constant(n, -inf), upper = Eigen::VectorXd::Constant(n, inf);
   for (const int a : conjunction.atoms()) {
     const Atom& atom = atoms_[static_cast<std::size_t>(a)];
     if (!atom.g.y.empty()) continue;
-    if (atom.g.x.size() != 1)
-      fail(atom.line, "a constraint couples several inputs: only bounds on single inputs X_i are supported");
+    if (atom.g.x.size() != 1) {
+      if (atom.strict) fail(atom.line, "a strict constraint on inputs: use <= or >=");
+      rows.push_back(a);
+      continue;
+    }
     if (atom.strict) fail(atom.line, "a strict bound on an input: use <= or >=");
     const auto [i, a_i] = *atom.g.x.begin();
     const double bound = -atom.g.constant / a_i;
@@ -473,8 +483,56 @@ Domain Reader::box_of(const Conjunction& conjunction) const {
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(lower[i]) || !std::isfinite(upper[i]))
       fail(line_, "X_" + std::to_string(i) + " has no " + (std::isfinite(lower[i]) ? "upper" : "lower") +
-                      " bound (every input needs both)");
+                      " bound (every input needs both, each a comparison of X_" + std::to_string(i) +
+                      " alone: a constraint coupling inputs does not bound the box)");
   return Domain::box(lower, upper);
+}
+
+// Adds g(x) <= 0 to the domain as the row a^T x <= -c unless it holds on the whole box; false when it fails on
+// the whole box (the domain is empty). Both tests are interval sums over the box with their round-off bound
+// (n + 1 units in the last place of the sum of magnitudes), so a row is dropped or a case emptied only when
+// that is certain.
+bool Reader::add_row(Domain& domain, const Atom& atom) const {
+  const double rhs = -atom.g.constant;
+  double least = 0.0, most = 0.0, magnitude = std::abs(rhs);
+  for (const auto& [i, a_i] : atom.g.x) {
+    const double at_lower = a_i * domain.lower[i], at_upper = a_i * domain.upper[i];
+    least += std::min(at_lower, at_upper);
+    most += std::max(at_lower, at_upper);
+    magnitude += std::max(std::abs(at_lower), std::abs(at_upper));
+  }
+  const double slack = static_cast<double>(atom.g.x.size() + 2) * std::numeric_limits<double>::epsilon() * magnitude;
+  if (!std::isfinite(least) || !std::isfinite(most) || !std::isfinite(slack))
+    fail(atom.line, "a constraint on inputs overflows a double over the box");
+  if (least - rhs > slack) return false;
+  if (most - rhs <= -slack) return true;
+  const Eigen::Index r = domain.A.rows();
+  domain.A.conservativeResize(r + 1, Eigen::NoChange);
+  domain.A.row(r).setZero();
+  for (const auto& [i, a_i] : atom.g.x) domain.A(r, i) = a_i;
+  domain.b.conservativeResize(r + 1);
+  domain.b[r] = rhs;
+  return true;
+}
+
+// The conjunction's input polyhedron: its box, cut by the rows that do not hold on the whole box; none when it
+// is certainly empty (a lower bound above an upper bound, or a row that fails on the whole box). The
+// description names the lines of the rows kept.
+std::optional<Domain> Reader::domain_of(const Conjunction& conjunction) const {
+  std::vector<int> rows;
+  Domain domain = box_of(conjunction, rows);
+  if ((domain.lower.array() > domain.upper.array()).any()) return std::nullopt;
+  std::string lines;
+  for (const int a : rows) {
+    const Atom& atom = atoms_[static_cast<std::size_t>(a)];
+    const Eigen::Index before = domain.A.rows();
+    if (!add_row(domain, atom)) return std::nullopt;
+    if (domain.A.rows() > before) lines += (lines.empty() ? "" : ", ") + std::to_string(atom.line);
+  }
+  if (domain.has_rows())
+    domain.description = "a box cut by " + std::to_string(domain.num_rows()) +
+                         (domain.num_rows() == 1 ? " row A x <= b (line " : " rows A x <= b (lines ") + lines + ")";
+  return domain;
 }
 
 std::vector<OutputConstraint> Reader::output_constraints(const std::vector<int>& outputs, int num_outputs) const {
@@ -488,13 +546,24 @@ std::vector<OutputConstraint> Reader::output_constraints(const std::vector<int>&
   return out;
 }
 
-// Conjunctions with the same box form one case; within a case, each conjunction of output constraints is kept
-// once.
+// The numbers that make a domain, for finding the case of an equal one: bounds, then the rows.
+std::vector<double> domain_key(const Domain& domain) {
+  std::vector<double> key(domain.lower.begin(), domain.lower.end());
+  key.insert(key.end(), domain.upper.begin(), domain.upper.end());
+  for (Eigen::Index r = 0; r < domain.A.rows(); ++r) {
+    for (Eigen::Index i = 0; i < domain.A.cols(); ++i) key.push_back(domain.A(r, i));
+    key.push_back(domain.b[r]);
+  }
+  return key;
+}
+
+// Conjunctions with the same domain (box and rows) form one case; within a case, each conjunction of output
+// constraints is kept once.
 VnnlibProperty Reader::split() {
   VnnlibProperty property;
   property.num_inputs = count(declared_x_, "X");
   property.num_outputs = count(declared_y_, "Y");
-  std::map<std::pair<std::vector<double>, std::vector<double>>, std::size_t> case_of_box;
+  std::map<std::vector<double>, std::size_t> case_of_domain;
   std::vector<ConjunctionSet> outputs_of_case;
   for (Conjunction& conjunction : property_) {
     poll(1);
@@ -506,13 +575,11 @@ VnnlibProperty Reader::split() {
       if (!atom.g.x.empty()) fail(atom.line, "a constraint mixes inputs and outputs");
       outputs.push_back(a);
     }
-    Domain box = box_of(conjunction);
-    if ((box.lower.array() > box.upper.array()).any()) continue;
-    const auto key = std::make_pair(std::vector<double>(box.lower.begin(), box.lower.end()),
-                                    std::vector<double>(box.upper.begin(), box.upper.end()));
-    const auto [it, added] = case_of_box.emplace(key, property.cases.size());
+    std::optional<Domain> domain = domain_of(conjunction);
+    if (!domain) continue;
+    const auto [it, added] = case_of_domain.emplace(domain_key(*domain), property.cases.size());
     if (added) {
-      property.cases.push_back(VnnlibCase{std::move(box), {}});
+      property.cases.push_back(VnnlibCase{std::move(*domain), {}});
       outputs_of_case.emplace_back();
     }
     if (!outputs_of_case[it->second].insert(outputs).second) continue;

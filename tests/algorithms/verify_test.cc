@@ -89,6 +89,33 @@ TEST(Verify, EveryBoxEmptyIsUnsat) {
   EXPECT_EQ(run("(assert (<= 1 X_0 0))\n(assert (<= 0 X_1 1))\n(assert (>= Y_0 0))\n").status, VerifyStatus::kUnsat);
 }
 
+// The row X_0 - X_1 <= 0.5 keeps h1 = relu(X_0 - X_1) <= 0.5, so y = 2 h1 - h2 + 0.5 <= 1.5 (at (0.5, 0)) on the
+// polyhedron, against 2.5 on the box: y >= 1.4 is sat with a point meeting the row, y >= 1.6 unsat.
+TEST(Verify, CoupledInputConstraintIsARowOfTheDomain) {
+  const std::string row = "(assert (<= (+ X_0 (* -1.0 X_1)) 0.5))\n";
+  const VerifyResult sat = run(kUnitBox + row + "(assert (>= Y_0 1.4))\n");
+  expect_counterexample(sat);
+  EXPECT_LE(sat.x[0] - sat.x[1], 0.5);
+  EXPECT_GE(sat.y[0], 1.4);
+  const VerifyResult unsat = run(kUnitBox + row + "(assert (>= Y_0 1.6))\n");
+  ASSERT_EQ(unsat.status, VerifyStatus::kUnsat);
+  ASSERT_EQ(unsat.cases.size(), 1u);
+  ASSERT_TRUE(unsat.cases[0].bound.has_value());
+  EXPECT_LT(*unsat.cases[0].bound, -kUnsatMargin);
+  EXPECT_GE(*unsat.cases[0].bound, -0.1 - 1e-6);  // the margin's maximum is 1.5 - 1.6
+}
+
+// X_0 + X_1 = 1 leaves the polyhedron no interior to sample: refused naming the file and the rows' lines.
+TEST(Verify, FlatPolyhedronIsRefusedNamingItsLines) {
+  try {
+    run(kUnitBox + "(assert (<= (+ X_0 X_1) 1))\n(assert (>= (+ X_0 X_1) 1))\n(assert (>= Y_0 1.4))\n");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "VNN-LIB file 'p.vnnlib', a box cut by 2 rows A x <= b (lines 6, 7): domain has an empty "
+                           "interior: its rows leave no room to sample (equality-like rows are not supported)");
+  }
+}
+
 TEST(Verify, ZeroTimeIsTimeout) {
   EXPECT_EQ(run(kUnitBox + "(assert (>= Y_0 2.4))\n", 0.0).status, VerifyStatus::kTimeout);
 }

@@ -187,6 +187,90 @@ TEST(VnnlibReader, SameOutputsOnTheSameBoxAreKeptOnce) {
   EXPECT_EQ(p.cases[0].unsafe.size(), 1u);
 }
 
+// A constraint coupling inputs is a row of A x <= b; the box comes from the bounds on single inputs.
+TEST(VnnlibReader, CoupledInputsAreARow) {
+  const VnnlibProperty p = read_text(kDeclarations + kBox + "(assert (<= (+ X_0 (* -1.0 X_1)) 0.5))\n(assert (<= Y_0 0))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  const Domain& d = p.cases[0].box;
+  EXPECT_EQ(d.lower, Eigen::Vector2d(-1.0, 0.0));
+  EXPECT_EQ(d.upper, Eigen::Vector2d(1.0, 0.5));
+  ASSERT_EQ(d.num_rows(), 1);
+  EXPECT_EQ(Eigen::RowVector2d(d.A.row(0)), Eigen::RowVector2d(1.0, -1.0));
+  EXPECT_EQ(d.b, Eigen::VectorXd::Constant(1, 0.5));
+  EXPECT_EQ(d.description, "a box cut by 1 row A x <= b (line 9)");
+  EXPECT_NO_THROW(d.validate(2));
+  ASSERT_EQ(p.cases[0].unsafe.size(), 1u);
+  EXPECT_EQ(p.cases[0].unsafe[0].size(), 1u);
+}
+
+// >= and a chain give rows a^T x <= b too: 2 X_0 + X_1 >= 0.5 is -2 X_0 - X_1 <= -0.5.
+TEST(VnnlibReader, RowsFromGreaterEqualAndChains) {
+  const VnnlibProperty p =
+      read_text(kDeclarations + kBox + "(assert (>= (+ (* 2 X_0) X_1) 0.5))\n(assert (<= -2 (- X_0 X_1) 0.25))\n");
+  ASSERT_EQ(p.cases.size(), 1u);
+  const Domain& d = p.cases[0].box;
+  ASSERT_EQ(d.num_rows(), 2);  // -2 <= X_0 - X_1 holds on the whole box: no row
+  EXPECT_EQ(Eigen::RowVector2d(d.A.row(0)), Eigen::RowVector2d(-2.0, -1.0));
+  EXPECT_EQ(d.b[0], -0.5);
+  EXPECT_EQ(Eigen::RowVector2d(d.A.row(1)), Eigen::RowVector2d(1.0, -1.0));
+  EXPECT_EQ(d.b[1], 0.25);
+  EXPECT_EQ(d.description, "a box cut by 2 rows A x <= b (lines 9, 10)");
+}
+
+// On the box [-1, 1] x [0, 0.5], X_0 + X_1 ranges over [-1, 1.5]: <= 10 holds everywhere (no row), >= 10 nowhere
+// (no case: the property holds).
+TEST(VnnlibReader, RowsDecidedByTheBox) {
+  const VnnlibProperty always = read_text(kDeclarations + kBox + "(assert (<= (+ X_0 X_1) 10))\n");
+  ASSERT_EQ(always.cases.size(), 1u);
+  EXPECT_FALSE(always.cases[0].box.has_rows());
+  EXPECT_EQ(always.cases[0].box.description, "");
+  EXPECT_TRUE(read_text(kDeclarations + kBox + "(assert (>= (+ X_0 X_1) 10))\n").cases.empty());
+  // Exactly at the box's corner: the row stays (the polyhedron is the corner, not empty).
+  const VnnlibProperty corner = read_text(kDeclarations + kBox + "(assert (>= (+ X_0 X_1) 1.5))\n");
+  ASSERT_EQ(corner.cases.size(), 1u);
+  EXPECT_EQ(corner.cases[0].box.num_rows(), 1);
+}
+
+// The VNN-COMP form (or (and input-constraints output-constraints) ...): disjuncts on one box with different
+// rows are different cases; the same box and rows, one case.
+TEST(VnnlibReader, DisjunctsWithRowsAreCases) {
+  const std::string box = "(>= X_0 0) (<= X_0 1) (>= X_1 0) (<= X_1 1)";
+  const VnnlibProperty p = read_text(kDeclarations + "(assert (or\n"
+                                     "  (and " + box + " (<= (- X_0 X_1) 0.5) (<= Y_0 0))\n"
+                                     "  (and " + box + " (<= (- X_0 X_1) 0.5) (<= Y_1 0))\n"
+                                     "  (and " + box + " (>= (- X_0 X_1) 0.5) (<= Y_0 0))\n"
+                                     "  (and " + box + " (<= (+ X_0 X_1) 9) (<= Y_0 0))))\n");
+  ASSERT_EQ(p.cases.size(), 3u);
+  EXPECT_EQ(p.cases[0].box.num_rows(), 1);
+  EXPECT_EQ(p.cases[0].unsafe.size(), 2u);
+  EXPECT_EQ(p.cases[0].box.b[0], 0.5);
+  EXPECT_EQ(p.cases[1].box.num_rows(), 1);
+  EXPECT_EQ(p.cases[1].box.b[0], -0.5);
+  EXPECT_EQ(p.cases[1].unsafe.size(), 1u);
+  EXPECT_FALSE(p.cases[2].box.has_rows());  // X_0 + X_1 <= 9 holds on the whole box
+}
+
+// The full message of each refusal of input constraints.
+std::string error_of(const std::string& text) {
+  try {
+    read_text(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(VnnlibReader, InputConstraintRefusalsNameTheLineAndTheInput) {
+  EXPECT_EQ(error_of(kDeclarations + kBox + "(assert (< (- X_0 X_1) 0))\n"),
+            "VNN-LIB file 'p.vnnlib' line 9: a strict constraint on inputs: use <= or >=");
+  EXPECT_EQ(error_of(kDeclarations + "(assert (<= -1 X_0 1))\n(assert (<= X_1 1))\n(assert (>= (+ X_0 X_1) 0))\n"),
+            "VNN-LIB file 'p.vnnlib' line 8: X_1 has no lower bound (every input needs both, each a comparison of "
+            "X_1 alone: a constraint coupling inputs does not bound the box)");
+  EXPECT_EQ(error_of(kDeclarations + kBox + "(assert (<= (+ (* 1.5e308 X_0) (* 1e308 X_1)) 0))\n"),
+            "VNN-LIB file 'p.vnnlib' line 9: a constraint on inputs overflows a double over the box");
+}
+
 std::string many_asserts(int count) {
   std::string text = kDeclarations + kBox;
   for (int k = 0; k < count; ++k) text += "(assert (<= Y_0 " + std::to_string(k) + "))\n";
@@ -286,10 +370,10 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"not", kOne + "(assert (not (<= Y_0 1)))\n", "line 4: unsupported formula 'not'"},
         Malformed{"one_argument", kOne + "(assert (<= Y_0))\n", "line 4: '<=' needs two arguments"},
         Malformed{"mixed", kOne + "(assert (<= Y_0 X_0))\n", "line 4: a constraint mixes inputs and outputs"},
-        Malformed{"coupled_inputs",
+        Malformed{"strict_coupled_inputs",
                   "(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n"
-                  "(assert (<= 0 X_0 1))\n(assert (<= 0 X_1 1))\n(assert (<= (- X_0 X_1) 0))\n",
-                  "line 6: a constraint couples several inputs"},
+                  "(assert (<= 0 X_0 1))\n(assert (<= 0 X_1 1))\n(assert (> (- X_0 X_1) 0))\n",
+                  "line 6: a strict constraint on inputs"},
         Malformed{"strict_input", kOne + "(assert (< X_0 0.5))\n", "line 4: a strict bound on an input"},
         Malformed{"unbounded_input", "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= X_0 1))\n",
                   "X_0 has no lower bound"},
