@@ -42,6 +42,10 @@ LoadedModel read_model(const std::string& path);
 // its stop request are checked every few thousand tokens: ReadStopped when either ends the reading.
 VnnlibProperty read_vnnlib(const std::string& path, const Deadline& deadline = {});
 
+// Reads VNN-LIB text held in memory (the Python package's property given as a string); `name` stands for the
+// file name in error messages.
+VnnlibProperty read_vnnlib_text(const std::string& text, const std::string& name, const Deadline& deadline = {});
+
 // Reads a problem file (docs/PROBLEM.md): {"sense", "variables", "networks", "constraints", "objective"}, model
 // paths relative to the file. Throws reluopt::Error naming the file, the entry and the key.
 Model read_problem_json(const std::string& path);

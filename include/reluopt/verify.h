@@ -96,7 +96,9 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
 // counterexample, unsat only when every run has a proof). Over several processes (the command line under
 // mpirun) every process of the run calls this: each case's search and prover run over all of them (points
 // traded, open nodes handed between them) and the lead's result is the answer (the others' is their own
-// part's). Throws reluopt::Error when the property does not match the network, when a conjunction is too big
+// part's). control.on_progress, when set, receives the search's and the prover's snapshots (incumbent: the best
+// margin found, bound: the proven bound on the margin of the run) from their own threads, about every 50 ms.
+// Throws reluopt::Error when the property does not match the network, when a conjunction is too big
 // to compile even alone, or when a constraint that binds on its box has a constant beyond kMaxMagnitude (naming
 // the file and line).
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,

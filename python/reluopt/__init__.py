@@ -2,16 +2,19 @@
 
     res = reluopt.solve(model, lower=..., upper=..., objective=0, sense="max")
 
-``model`` is a path (ONNX, NNet), an ``onnx.ModelProto``, a ``torch.nn.Sequential`` of Linear/ReLU/Flatten, a
+``model`` is a path (ONNX, NNet), an ``onnx.ModelProto``, a ``torch.nn.Module`` (exported to ONNX at the call), a
 scikit-learn ``MLPRegressor``/``MLPClassifier`` with ReLU, or a list of ``(W, b)`` arrays. ``reluopt.Model``
 states a model around networks: variables, networks fed by them, linear constraints and objective.
+``reluopt.verify(model, property)`` decides a VNN-LIB property: sat (with the counterexample), unsat, timeout or
+unknown.
 """
 from ._core import Error, __version__, abandoned_solver_threads
 from ._evt import EvtReport, evt
 from ._expr import Constraint, LinearExpr, Vector
 from ._model import Model, ModelResult, read_problem
 from ._solve import Result, method_names, option_names, option_table, solve
+from ._verify import VerifyResult, verify
 
-__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "Model", "ModelResult", "Result", "Vector",
+__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "Model", "ModelResult", "Result", "Vector", "VerifyResult",
            "__version__", "abandoned_solver_threads", "evt", "method_names", "option_names",
-           "option_table", "read_problem", "solve"]
+           "option_table", "read_problem", "solve", "verify"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -114,11 +114,12 @@ class Model:
                             f"or a list of them and of single variables x[0]), not {part!r}")
         return indices
 
-    def add_network(self, network: Any, inputs: Any, name: Optional[str] = None) -> Vector:
+    def add_network(self, network: Any, inputs: Any, name: Optional[str] = None,
+                    input_shape: Optional[Sequence[int]] = None) -> Vector:
         """Feeds `inputs` to a network (any model reluopt.solve takes: a path, an onnx.ModelProto, a torch
-        Sequential, a scikit-learn MLP, a list of (W, b)); returns its outputs."""
+        Module, a scikit-learn MLP, a list of (W, b)); returns its outputs. `input_shape`: as in reluopt.solve."""
         name = self._claim(name, "network", "network")
-        core, label = to_core_model(network)
+        core, label = to_core_model(network, input_shape)
         handle = _core.load_network(core, label)
         indices = self._input_indices(inputs, name)
         if len(indices) != handle.input_dim:

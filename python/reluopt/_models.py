@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ._core import Error
+from ._torch import onnx_bytes
 
 Layers = list[tuple[np.ndarray, np.ndarray]]
 
@@ -45,50 +46,6 @@ def layers_from_list(model: list | tuple) -> Layers:
     return layers
 
 
-def _append_linear(layers: Layers, pending_relu: bool, w: np.ndarray, b: np.ndarray, where: str) -> None:
-    """Adds an affine map; two in a row with no ReLU between them are folded into one."""
-    if layers and not pending_relu:
-        w0, b0 = layers.pop()
-        if w.shape[1] != w0.shape[0]:
-            raise Error(f"inconsistent shapes: {where} takes {w.shape[1]} inputs but the previous layer has {w0.shape[0]}")
-        w, b = w @ w0, w @ b0 + b
-    layers.append((w, b))
-
-
-def layers_from_torch(model: Any) -> Layers:
-    """A torch.nn.Sequential of Linear, ReLU and Flatten (a leading Flatten only), read from its weights."""
-    import torch.nn as nn
-
-    if any(p.is_meta for p in model.parameters()):
-        raise Error("the torch model's parameters are on the meta device (shapes without values): materialize "
-                    "them first, e.g. model.to_empty(device='cpu') and then load the weights")
-    modules = list(model) if isinstance(model, nn.Sequential) else [model]
-    layers: Layers = []
-    relu_after = False  # the last affine map is followed by a ReLU
-    for k, module in enumerate(modules):
-        where = f"torch module {k} ({type(module).__name__})"
-        if isinstance(module, nn.Linear):
-            w = module.weight.detach().to("cpu").double().numpy().copy()
-            b = (module.bias.detach().to("cpu").double().numpy().copy() if module.bias is not None
-                 else np.zeros(w.shape[0]))
-            _append_linear(layers, relu_after, w, b, where)
-            relu_after = False
-        elif isinstance(module, nn.ReLU):
-            if not layers or relu_after:
-                raise Error(f"{where}: a ReLU must follow a Linear layer")
-            relu_after = True
-        elif isinstance(module, (nn.Flatten, nn.Identity, nn.Dropout)):
-            if isinstance(module, nn.Flatten) and layers:
-                raise Error(f"{where}: Flatten is accepted only before the first Linear layer")
-        else:
-            raise Error(f"{where} is not supported: reluopt reads Linear, ReLU and Flatten (and Identity, Dropout)")
-    if not layers:
-        raise Error("the torch model has no Linear layer")
-    if relu_after:
-        raise Error("the torch model ends with a ReLU: the last layer must be Linear (the network's outputs)")
-    return layers
-
-
 def layers_from_sklearn(model: Any) -> Layers:
     """An MLPRegressor or MLPClassifier with activation='relu'; a classifier's outputs are its logits (before the
     softmax or logistic function), which order the classes the same way."""
@@ -100,17 +57,20 @@ def layers_from_sklearn(model: Any) -> Layers:
             for w, b in zip(model.coefs_, model.intercepts_)]
 
 
-def to_core_model(model: Any) -> tuple[Any, str]:
-    """(what reluopt._core.solve reads, the name the result JSON and error messages give the model)."""
+def to_core_model(model: Any, input_shape: Optional[Sequence[int]] = None) -> tuple[Any, str]:
+    """(what reluopt._core.solve reads, the name the result JSON and error messages give the model). A torch model
+    is exported to ONNX for an input of `input_shape` (inferred from a leading Linear or BatchNorm1d)."""
+    if input_shape is not None and not _is_torch_module(model):
+        raise Error("input_shape applies to a torch model only (the other kinds fix their input's shape)")
     if isinstance(model, (str, os.PathLike)):
         return os.fspath(model), os.fspath(model)
     if _is_onnx_model(model):
         return model.SerializeToString(), "<onnx.ModelProto>"
     if _is_torch_module(model):
-        return layers_from_torch(model), f"<torch {type(model).__name__}>"
+        return onnx_bytes(model, input_shape), f"<torch {type(model).__name__}>"
     if _is_sklearn_mlp(model):
         return layers_from_sklearn(model), f"<sklearn {type(model).__name__}>"
     if isinstance(model, (list, tuple)):
         return layers_from_list(model), "<layers>"
     raise Error(f"cannot read a model of type {type(model).__module__}.{type(model).__name__}: give a path, an "
-                "onnx.ModelProto, a torch.nn.Sequential, a scikit-learn MLP or a list of (W, b) arrays")
+                "onnx.ModelProto, a torch.nn.Module, a scikit-learn MLP or a list of (W, b) arrays")

@@ -1,5 +1,6 @@
-"""The progress= argument of reluopt.solve: None/False (quiet), True (a tqdm bar when tqdm is installed, else a
-line on stderr), or a callable that receives a dict {seconds, samples, lps, nodes, incumbent, bound}."""
+"""The progress= argument of reluopt.solve and reluopt.verify: None/False (quiet), True (a tqdm bar when tqdm is
+installed, else a line on stderr), or a callable that receives a dict {seconds, samples, lps, nodes, incumbent,
+bound} (verify: {seconds, margin, bound})."""
 from __future__ import annotations
 
 import contextlib
@@ -8,6 +9,9 @@ from typing import Any, Callable, Iterator, Optional
 
 
 def _describe(p: dict) -> str:
+    if "margin" in p:  # reluopt.verify's margins
+        return (f"best margin {'none' if p['margin'] is None else format(p['margin'], '.6g')}, "
+                f"bound {'none' if p['bound'] is None else format(p['bound'], '.6g')}")
     text = f"{p['samples']} samples, {p['lps']} LPs"
     if p["nodes"]:
         text += f", {p['nodes']} nodes"

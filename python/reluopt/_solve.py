@@ -189,14 +189,15 @@ def solve(model: Any, lower: Optional[Sequence[float]] = None, upper: Optional[S
           objective: Union[int, Sequence[float], dict] = 0, sense: str = "max", method: str = "enhanced",
           time_limit: Optional[float] = None, threads: Optional[int] = None, seed: int = 0,
           progress: Union[None, bool, Callable[[dict], Any]] = None, constant: float = 0.0,
-          record_values: bool = False, **options: Any) -> Result:
+          record_values: bool = False, input_shape: Optional[Sequence[int]] = None, **options: Any) -> Result:
     """Optimize ``objective`` (an output index, or one weight per output, plus ``constant``; or a dict in the form
     of the objective JSON, ``{"disjuncts": [[term, ...], ...]}`` for max_k min_l (c_kl^T y + d_kl)) of the
-    network's outputs over ``{x : lower <= x <= upper, A x <= b}``. See docs/PYTHON.md for the options.
+    network's outputs over ``{x : lower <= x <= upper, A x <= b}``. See docs/PYTHON.md for the options;
+    ``input_shape`` is the shape of one input of a torch model that does not start with a Linear layer.
 
     Raises reluopt.Error (a ValueError) on bad input, with the command line's message. Ctrl-C stops the run within
     a second and raises KeyboardInterrupt with the incumbent as ``e.result``."""
-    core_model, name = to_core_model(model)
+    core_model, name = to_core_model(model, input_shape)
     settings = run_settings(method, threads, seed, record_values)
     limit = math.inf if time_limit is None else float(time_limit)
     with make_progress(progress, time_limit) as callback:

@@ -1,4 +1,4 @@
-// reluopt._core: the library's solve(), model readers and extreme-value analysis for the Python package
+// reluopt._core: the library's solve(), verify(), model readers and extreme-value analysis for the Python package
 // (python/reluopt wraps them; docs/PYTHON.md).
 #include <chrono>
 #include <cmath>
@@ -19,6 +19,7 @@
 #include "reluopt/solve.h"
 #include "reluopt/version.h"
 #include "solve_call.h"
+#include "verify_binding.h"
 
 namespace py = pybind11;
 
@@ -181,4 +182,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("evt_pdf", &evt_pdf);
   m.def("abandoned_solver_threads", &reluopt::abandoned_solver_threads);
   bind_model(m);
+  bind_verify(m);
 }

@@ -206,16 +206,18 @@ struct CaseRun {
 };
 
 // A control that stops both runs at a counterexample, at a proof, or at the caller's stop request. Over several
-// processes only the lead's prover sees the global bound; the others' prover stops when the lead's ends it.
-RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atomic<bool>* outer, bool lead) {
+// processes only the lead's prover sees the global bound; the others' prover stops when the lead's ends it. The
+// caller's progress hook sees both runs' snapshots (margins: the best found and the proven bound).
+RunControl case_control(double seconds, std::atomic<bool>& stop, const RunControl& outer, bool lead) {
   RunControl control;
   control.time_limit = seconds;
   control.stop = &stop;
   control.progress_interval = 0.05;
-  control.on_progress = [&stop, outer, lead](const Progress& progress) {
+  control.on_progress = [&stop, &outer, lead](const Progress& progress) {
     const bool found = progress.incumbent && *progress.incumbent >= kSatStopMargin;
     const bool proved = lead && progress.bound && *progress.bound < -kUnsatMargin;
-    if (found || proved || (outer != nullptr && outer->load())) stop.store(true);
+    if (found || proved || (outer.stop != nullptr && outer.stop->load())) stop.store(true);
+    if (outer.on_progress) outer.on_progress(progress);
   };
   return control;
 }
@@ -223,7 +225,8 @@ RunControl case_control(double seconds, std::atomic<bool>& stop, const std::atom
 // Over several processes (`peers`), the search and the prover of run k each run over all of them, on channels
 // 2k + 1 and 2k + 2.
 CaseRun run_case(const detail::MaxMinNetwork& compiled, const Domain& box, const VerifyOptions& options,
-                 double seconds, const std::atomic<bool>* outer, Peers* peers, int k) {
+                 double seconds, const RunContext& outer, int k) {
+  Peers* peers = outer.peers;
   const int threads = resolve_threads(options.threads);
   SolveOptions search;
   search.method = Method::kEnhanced;
@@ -442,8 +445,7 @@ std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& p
   if (!compiled) return std::nullopt;
   CaseRun run;
   try {
-    run = run_case(*compiled, group.box, options, std::max(0.0, seconds), control.stop, control.peers,
-                   static_cast<int>(channel));
+    run = run_case(*compiled, group.box, options, std::max(0.0, seconds), control, static_cast<int>(channel));
   } catch (const Error& e) {
     // A polyhedron the solvers refuse (empty, or flat: no interior to sample) is named by its file and lines.
     if (!group.box.has_rows()) throw;

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -606,6 +607,11 @@ VnnlibProperty read_vnnlib(std::istream& in, const std::string& name, const Dead
 VnnlibProperty read_vnnlib(const std::string& path, const Deadline& deadline) {
   std::ifstream in = detail::open_input(path, "VNN-LIB");
   return detail::read_vnnlib(in, path, deadline);
+}
+
+VnnlibProperty read_vnnlib_text(const std::string& text, const std::string& name, const Deadline& deadline) {
+  std::istringstream in(text);
+  return detail::read_vnnlib(in, name, deadline);
 }
 
 }  // namespace reluopt
