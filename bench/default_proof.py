@@ -4,8 +4,8 @@ small certified set (acceptance_common.SMALL_SPECS: Xavier and trained networks,
 classifier (tests/fixtures/digits) and the example models of examples/models that a prover settles, on 1 and 2 threads.
 
 For each instance, thread count and method the same command runs `--repeats` times (interleaved: default, bab,
-mip, default, ...; `--fast-repeats` times when every run proves in under a second) and the median of the solve times (the JSON's run.seconds) of the runs that end `optimal` (or
-`infeasible`) is the time to proof; a run that does not prove within the limit counts as the limit. The ratio is
+mip, default, ...; `--fast-repeats` times when every run proves in under a second) and the median of the solve
+times (the JSON's run.seconds) of the runs that end `optimal` (or `infeasible`) is the time to proof; a run that does not prove within the limit counts as the limit. The ratio is
 default / min(bab, mip); the acceptance (issue 27) is a ratio of at most 1.5 wherever bab or mip proves.
 Every answer of the array instances is checked against a numpy forward pass (acceptance_common.check_result), and
 the proven optima of the three methods must agree.
