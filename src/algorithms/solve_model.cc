@@ -6,6 +6,7 @@
 
 #include "algorithms/mip.h"
 #include "algorithms/model_mip.h"
+#include "algorithms/model_objective.h"
 #include "algorithms/solve_in_context.h"
 #include "core/model_reduction.h"
 #include "lp/domain_rows.h"
@@ -81,8 +82,11 @@ double model_tolerance(const Model& model) {
 
 ModelResult solve(const Model& model, const SolveOptions& options, const RunControl& control) {
   validate_options(options, control.time_limit);
-  const ReducedModel reduced = reduce(model);
+  ReducedModel reduced = reduce(model);
   if (variables_admit_no_point(reduced.domain)) return infeasible_result(options);
+  // solve() compiles a max-min objective itself, but not beside rows on the outputs, and the model MIP needs
+  // a linear one.
+  if (reduced.has_output_rows() || is_mip_method(options.method)) reduced = with_linear_objective(std::move(reduced));
   if (!is_mip_method(options.method) || (reduced.plain() && !needs_mip(reduced)))
     return run_on_composite(model, reduced, options, control);
   const Deadline deadline(control.time_limit, control.stop);
