@@ -10,11 +10,11 @@ unknown.
 """
 from ._core import Error, __version__, abandoned_solver_threads
 from ._evt import EvtReport, evt
-from ._expr import Constraint, LinearExpr, Vector
+from ._expr import Constraint, LinearExpr, MaxMinExpr, Vector, maximum, minimum
 from ._model import Model, ModelResult, read_problem
 from ._solve import Result, method_names, option_names, option_table, solve
 from ._verify import VerifyResult, verify
 
-__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "Model", "ModelResult", "Result", "Vector", "VerifyResult",
-           "__version__", "abandoned_solver_threads", "evt", "method_names", "option_names",
-           "option_table", "read_problem", "solve", "verify"]
+__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "MaxMinExpr", "Model", "ModelResult", "Result",
+           "Vector", "VerifyResult", "__version__", "abandoned_solver_threads", "evt", "maximum", "method_names",
+           "minimum", "option_names", "option_table", "read_problem", "solve", "verify"]
