@@ -2,8 +2,8 @@
 
 // The last guard of a command's time limit. The library looks at its deadline between the steps of every phase,
 // but a step that does not poll (a forward pass or a copy of a layer of 150 M weights, a solver's presolve) can
-// run past it when the machine is loaded. A Backstop answers for the command `seconds` after its start if the
-// command has not begun to write its own answer by then: `answer` writes what the command can say without the
+// run past it when the machine is loaded. A Backstop answers for the command at a given time if the command
+// has not begun to write its own answer by then: `answer` writes what the command can say without the
 // run (e.g. verify's `timeout`) and ends the process by std::_Exit. The command calls claim() before it writes
 // its answer; once the backstop has answered, claim() never returns (the process is ending).
 #include <chrono>

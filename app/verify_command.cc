@@ -174,12 +174,18 @@ void report_verify(const VerifyResult& result, const VerifyCommandOptions& optio
 // How long after its limit verify's Backstop answers `timeout` for a run that is still going.
 constexpr double kBackstopSeconds = 0.3;
 
-// Over several processes every one takes part in the run to its end: no backstop there, nor without a limit.
+// Armed once the model and the property are read (both readers answer at the limit themselves), for the run:
+// kBackstopSeconds after the limit, and never sooner than that from now, so that a run that starts late still
+// answers by itself when it can. Over several processes every one takes part in the run to its end: no backstop
+// there, nor without a limit.
 std::unique_ptr<Backstop> make_backstop(const VerifyCommandOptions& options, Backstop::Clock::time_point start,
                                         const std::function<double()>& seconds_since_start, const Peers* peers) {
   if (peers != nullptr || options.time_limit > kLongestTimeLimit) return nullptr;
-  const auto after = std::chrono::duration<double>(options.time_limit + kBackstopSeconds);
-  const auto when = start + std::chrono::duration_cast<Backstop::Clock::duration>(after);
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Backstop::Clock::duration>(std::chrono::duration<double>(s));
+  };
+  const auto when = std::max(start + seconds(options.time_limit + kBackstopSeconds),
+                             Backstop::Clock::now() + seconds(kBackstopSeconds));
   return std::make_unique<Backstop>(when, [&options, seconds_since_start] {
     char why[100];
     std::snprintf(why, sizeof why, "the run had not ended %g s after the time limit: stopped there", kBackstopSeconds);
@@ -219,14 +225,13 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   const std::function<double()> seconds_since_start = [start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const std::unique_ptr<Backstop> backstop = make_backstop(options, start, seconds_since_start, peers);
+  std::unique_ptr<Backstop> backstop;
   // Over several processes each reads the whole model and property, so that all of them verify the same one.
   std::optional<LoadedModel> model;
   if (peers == nullptr && stop != nullptr) {
     auto read = read_within_limit([path = options.model] { return read_model(path); },
                                   [&] { return std::max(0.0, options.time_limit - seconds_since_start()); }, *stop);
     if (const StopReason* reason = std::get_if<StopReason>(&read)) {
-      if (backstop) backstop->claim();
       const bool interrupted = *reason == StopReason::kInterrupted;
       report_undecided(interrupted ? VerifyStatus::kUnknown : VerifyStatus::kTimeout, options, seconds_since_start(),
                        "the model '" + options.model + "' was not read: " +
@@ -247,6 +252,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
     control.stop = stop;
     control.time_limit = std::max(0.0, options.time_limit - seconds_since_start());
     control.peers = peers;
+    backstop = make_backstop(options, start, seconds_since_start, peers);
     result = verify(model->network, property, verify_options, control);
   } catch (const ReadStopped& stopped) {
     // A property too big to read in time is undecided, and reported as such: `timeout` when the time ran out,

@@ -9,7 +9,11 @@ Models (random FLOAT weights, fixed seeds, built with tests/io/make_conv_fixture
              the pooling folds into the next layer: 164 M dense weights)
   nn4sys     NN4Sys-like (a learned index: one key, 100 second-stage models side by side): [1,1] -> Gemm 6000 -> Relu
              -> Gemm 6000 block-diagonal (100 blocks of 60) -> Relu -> Gemm 1   (1 -> 6000 -> 6000 -> 1, 36 M weights)
-Property (VNN-LIB): the box of radius 0.01 (conv32, conv8) or 0.02 (avgpool28) around a fixed point of [0,1]^d,
+  resnet     [1,3,32,32] -> Conv 8 3x3 stride 2 pad 1 -> Relu -> 2 residual blocks (Conv 8 3x3 pad 1 -> Relu -> Conv 8
+             3x3 pad 1 -> Add of the block's input -> Relu) -> Flatten -> Gemm 10   (3072 -> 2048 x 5 -> 10)
+  maxpool28  Convnet_maxpool-like: [1,1,28,28] -> Conv 16 3x3 pad 1 -> Relu -> MaxPool 2x2 -> Flatten -> Gemm 128
+             -> Relu -> Gemm 10   (784 -> 12544 -> max pooling -> 128 -> 10)
+Property (VNN-LIB): the box of radius 0.01 (conv32, conv8, resnet) or 0.02 (avgpool28, maxpool28) around a fixed point of [0,1]^d,
 unsafe when some Y_i >= Y_0 (written as the `or` of Y_0 <= Y_i); for nn4sys the key in [0, 1], unsafe when
 Y_0 >= (its largest value at 1001 evenly spaced keys) + 0.01. `solve` runs on the same box (a domain JSON), maximizing output 0.
 Every command gets --threads 2 and 10 GB of address space; wall time is measured from the process's start to its
@@ -51,6 +55,19 @@ def block_gemm(net, blocks):
     return net.node("Gemm", [net.const(w, "W"), net.const(b, "B")], lambda x: x @ w.T + b, [1, n], transB=1)
 
 
+def residual_block(net, maps):
+    """Conv -> Relu -> Conv -> Add of the block's input -> Relu (no reference forward pass: not needed here)."""
+    skip = net.current
+    net.conv(maps, (3, 3), pads=(1, 1, 1, 1)).relu().conv(maps, (3, 3), pads=(1, 1, 1, 1))
+    net.node("Add", [skip], None, net.shape)
+    return net.relu()
+
+
+def maxpool(net):
+    c, h, w = net.shape[1:]
+    return net.node("MaxPool", [], None, [1, c, h // 2, w // 2], kernel_shape=[2, 2], strides=[2, 2])
+
+
 def models():
     """name -> (Net, radius of the box); built on demand (avgpool28 takes seconds)."""
     same = dict(pads=(1, 1, 1, 1))
@@ -61,6 +78,11 @@ def models():
                               .conv(32, (3, 3), **same).relu().avgpool((2, 2), (2, 2)).flatten().gemm(128).relu()
                               .gemm(10), 0.02),
         "nn4sys": lambda: (block_gemm(Net([1, 1], 341).gemm(6000).relu(), 100).relu().gemm(1), 0.5),
+        "resnet": lambda: (residual_block(residual_block(
+            Net([1, 3, 32, 32], 351).conv(8, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1)).relu(), 8), 8)
+            .flatten().gemm(10), 0.01),
+        "maxpool28": lambda: (maxpool(Net([1, 1, 28, 28], 361).conv(16, (3, 3), **same).relu()).flatten().gemm(128)
+                              .relu().gemm(10), 0.02),
     }
 
 
