@@ -89,10 +89,9 @@ ModelResult run_default_on_model(const Model& model, const ReducedModel& reduced
   SolveOptions mip_options = options;
   mip_options.method = Method::kMip;
   ModelResult first = run_model_mip(model, reduced, mip_options, deadline.share(options.enhanced.first_proof), control);
-  first.result.method = method_name(Method::kEnhanced);
   first.result.prover = prover_name(Prover::kMip);
   if (proven(first.result) || deadline.expired()) {
-    first.result.run.seconds = deadline.elapsed();
+    first.result = first_proof_result(std::move(first.result), deadline);
     return first;
   }
   SolveOptions rest_options = options;
