@@ -2,17 +2,21 @@
 #include "verify_command.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "algorithms/solve_in_context.h"
+#include "backstop.h"
 #include "cli_options.h"
 #include "core/number_text.h"
 #include "core/peers.h"
@@ -145,16 +149,15 @@ void report_verify(const VerifyResult& result, const VerifyCommandOptions& optio
   if (options.json_file) write_output_file(*options.json_file, result_json(result, options), "the JSON result");
 }
 
-// A model not read within the limit is undecided: `timeout` when the time ran out, `unknown` when a stop was asked
-// for (docs/VERIFY.md). The reader thread still runs, so the command ends here by std::_Exit.
-[[noreturn]] void report_unread(StopReason reason, const VerifyCommandOptions& options, double seconds) {
+// An answer without the run's: `timeout` when the time ran out, `unknown` when a stop was asked for
+// (docs/VERIFY.md), with `why` on stderr. The run (or the model's reader) may still be going, so the command ends
+// here by std::_Exit.
+[[noreturn]] void report_undecided(VerifyStatus status, const VerifyCommandOptions& options, double seconds,
+                                   const std::string& why) {
   output_begins();
-  const bool interrupted = reason == StopReason::kInterrupted;
-  if (!options.quiet)
-    std::cerr << "reluopt: the model '" << options.model << "' was not read: "
-              << (interrupted ? "interrupted" : "the time limit ran out") << "\n";
+  if (!options.quiet) std::cerr << "reluopt: " << why << "\n";
   VerifyResult result;
-  result.status = interrupted ? VerifyStatus::kUnknown : VerifyStatus::kTimeout;
+  result.status = status;
   result.seconds = seconds;
   int code = 0;
   try {
@@ -166,6 +169,28 @@ void report_verify(const VerifyResult& result, const VerifyCommandOptions& optio
   code = check_stdout(code);
   std::cerr << std::flush;
   std::_Exit(code);
+}
+
+// How long after its limit verify's Backstop answers `timeout` for a run that is still going.
+constexpr double kBackstopSeconds = 0.3;
+
+// Armed once the model and the property are read (both readers answer at the limit themselves), for the run:
+// kBackstopSeconds after the limit, and never sooner than that from now, so that a run that starts late still
+// answers by itself when it can. Over several processes every one takes part in the run to its end: no backstop
+// there, nor without a limit.
+std::unique_ptr<Backstop> make_backstop(const VerifyCommandOptions& options, Backstop::Clock::time_point start,
+                                        const std::function<double()>& seconds_since_start, const Peers* peers) {
+  if (peers != nullptr || options.time_limit > kLongestTimeLimit) return nullptr;
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Backstop::Clock::duration>(std::chrono::duration<double>(s));
+  };
+  const auto when = std::max(start + seconds(options.time_limit + kBackstopSeconds),
+                             Backstop::Clock::now() + seconds(kBackstopSeconds));
+  return std::make_unique<Backstop>(when, [&options, seconds_since_start] {
+    char why[100];
+    std::snprintf(why, sizeof why, "the run had not ended %g s after the time limit: stopped there", kBackstopSeconds);
+    report_undecided(VerifyStatus::kTimeout, options, seconds_since_start(), why);
+  });
 }
 
 }  // namespace
@@ -197,16 +222,21 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   }
   refuse_clashing_paths({{"the model", options.model}, {"the property", options.property}},
                         {{"--result-file", options.result_file}, {"--json", options.json_file}});
-  const auto seconds_since_start = [&] {
+  const std::function<double()> seconds_since_start = [start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  std::unique_ptr<Backstop> backstop;
   // Over several processes each reads the whole model and property, so that all of them verify the same one.
   std::optional<LoadedModel> model;
   if (peers == nullptr && stop != nullptr) {
     auto read = read_within_limit([path = options.model] { return read_model(path); },
                                   [&] { return std::max(0.0, options.time_limit - seconds_since_start()); }, *stop);
-    if (const StopReason* reason = std::get_if<StopReason>(&read))
-      report_unread(*reason, options, seconds_since_start());
+    if (const StopReason* reason = std::get_if<StopReason>(&read)) {
+      const bool interrupted = *reason == StopReason::kInterrupted;
+      report_undecided(interrupted ? VerifyStatus::kUnknown : VerifyStatus::kTimeout, options, seconds_since_start(),
+                       "the model '" + options.model + "' was not read: " +
+                           (interrupted ? "interrupted" : "the time limit ran out"));
+    }
     model = std::move(std::get<LoadedModel>(read));
   } else {
     model = read_model(options.model);
@@ -222,6 +252,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
     control.stop = stop;
     control.time_limit = std::max(0.0, options.time_limit - seconds_since_start());
     control.peers = peers;
+    backstop = make_backstop(options, start, seconds_since_start, peers);
     result = verify(model->network, property, verify_options, control);
   } catch (const ReadStopped& stopped) {
     // A property too big to read in time is undecided, and reported as such: `timeout` when the time ran out,
@@ -232,6 +263,7 @@ int run_verify_command(const std::vector<std::string>& args, std::chrono::steady
   result.seconds = seconds_since_start();
   output_begins();
   if (peers != nullptr && !peers->lead()) return 0;
+  if (backstop) backstop->claim();
   report_verify(result, options);
   return 0;
 }

@@ -36,10 +36,11 @@ constexpr int kForwardPassPoints = 32;
 }  // namespace
 
 MipFormulation build_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const SolveOptions& options, const NeuronBounds& bounds) {
+                                 const SolveOptions& options, const NeuronBounds& bounds, const Deadline* deadline) {
   return options.method == Method::kPartition
-             ? partition_formulation(network, domain, objective, bounds, options.mip.partitions, options.relax_concave)
-             : big_m_formulation(network, domain, objective, bounds, options.relax_concave);
+             ? partition_formulation(network, domain, objective, bounds, options.mip.partitions, options.relax_concave,
+                                     deadline)
+             : big_m_formulation(network, domain, objective, bounds, options.relax_concave, deadline);
 }
 
 NeuronBounds mip_bounds(const Network& network, const Domain& domain, const SolveOptions& options,
@@ -75,40 +76,15 @@ double interval_objective_bound(const Network& network, const Objective& objecti
 // Share of the time left after the warm start that bound tightening may take.
 constexpr double kBoundsTimeShare = 0.5;
 
-SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                    const RunContext& control, const std::optional<EvaluatedPoint>& start) {
+namespace {
+
+// CBC on the formulation, started from the incumbent's best point; every point it finds goes to the incumbent.
+MipResult solve_formulation(const Problem& problem, const SolveOptions& options, const MipFormulation& formulation,
+                            const Deadline& deadline, const RunContext& control, int threads, Incumbent& incumbent,
+                            const SolveResult& result) {
   const Network& network = problem.network;
-  const int threads = affordable_threads(resolve_threads(options.threads));
-
-  Incumbent incumbent(&deadline);
-  SolveResult result;
-  std::vector<std::pair<double, double>> warm_trajectory;
-  if (start) {
-    incumbent.offer(*start);
-  } else if (options.mip.warm_start) {
-    SolveOptions sampling = options;
-    sampling.sampling.samples = options.mip.warm_start_samples;
-    const SolveResult warm = run_sampling(problem, sampling, deadline, control);
-    result.sampling.samples = warm.sampling.samples;
-    result.run.lps = warm.run.lps;
-    result.sampling.duplicate_patterns = warm.sampling.duplicate_patterns;
-    result.sampling.lp_failures = warm.sampling.lp_failures;
-    warm_trajectory = warm.trajectory;
-    if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
-  }
-  // warm_started: a given start or the paper's warm start, not the forward passes below.
-  result.mip.warm_started = incumbent.best().has_value();
-  // Without a point CBC may end with none (deep networks); a few forward passes give it one, even when the
-  // time is already up, so the MIP methods never end without a point.
-  if (!result.mip.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent, deadline);
-
-  // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
-  // left: neurons the LPs do not reach keep their (valid) interval bounds.
-  const NeuronBounds bounds = mip_bounds(problem.network, problem.domain, options, deadline.share(kBoundsTimeShare));
-  const MipFormulation formulation = build_formulation(problem.network, problem.domain, problem.objective, options, bounds);
   std::unique_ptr<AndersonSeparator> separator;
   if (options.method == Method::kMipCuts) separator = std::make_unique<AndersonSeparator>(formulation, network);
-
   MipParameters mip;
   mip.threads = threads;
   mip.verbose = options.mip.verbose;
@@ -138,22 +114,63 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
     incumbent.offer(evaluate_point(problem, x));
   };
   mip.on_solution = offer_columns;
-  const MipResult solution = make_mip_solver()->solve(formulation.model, deadline, mip);
+  MipResult solution = make_mip_solver()->solve(formulation.model, deadline, mip);
   if (!solution.values.empty()) offer_columns(solution.values.data());
+  return solution;
+}
 
+}  // namespace
+
+SolveResult run_mip(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                    const RunContext& control, const std::optional<EvaluatedPoint>& start) {
+  const int threads = affordable_threads(resolve_threads(options.threads));
+
+  Incumbent incumbent(&deadline);
+  SolveResult result;
+  std::vector<std::pair<double, double>> warm_trajectory;
+  if (start) {
+    incumbent.offer(*start);
+  } else if (options.mip.warm_start) {
+    SolveOptions sampling = options;
+    sampling.sampling.samples = options.mip.warm_start_samples;
+    const SolveResult warm = run_sampling(problem, sampling, deadline, control);
+    result.sampling.samples = warm.sampling.samples;
+    result.run.lps = warm.run.lps;
+    result.sampling.duplicate_patterns = warm.sampling.duplicate_patterns;
+    result.sampling.lp_failures = warm.sampling.lp_failures;
+    warm_trajectory = warm.trajectory;
+    if (warm.status != SolveStatus::kNoSolution) incumbent.offer(evaluate_point(problem, warm.x));
+  }
+  // warm_started: a given start or the paper's warm start, not the forward passes below.
+  result.mip.warm_started = incumbent.best().has_value();
+  // Without a point CBC may end with none (deep networks); a few forward passes give it one, even when the
+  // time is already up, so the MIP methods never end without a point.
+  if (!result.mip.warm_started) offer_forward_passes(problem, options, kForwardPassPoints, incumbent, deadline);
+
+  // Bounds after the warm start, so that a point exists whatever they cost, and within half of the time
+  // left: neurons the LPs do not reach keep their (valid) interval bounds, which give the run a bound even when
+  // no time is left. The formulation is built while time is left (seconds on a large convolution), and solved
+  // only when it is whole.
+  const NeuronBounds bounds = mip_bounds(problem.network, problem.domain, options, deadline.share(kBoundsTimeShare));
+  const MipFormulation formulation =
+      build_formulation(problem.network, problem.domain, problem.objective, options, bounds, &deadline);
+  const MipResult solution =
+      formulation.complete ? solve_formulation(problem, options, formulation, deadline, control, threads, incumbent, result)
+                           : MipResult{};
   result.method = method_name(options.method);
   result.run.seed = options.seed;
   result.run.threads = threads;
   result.run.nodes = solution.nodes;
   result.mip.bound_method = bound_method_name(options.mip.bounds.method);
-  result.mip.binaries = formulation.model.num_integer();
-  result.run.concave_neurons = formulation.concave;
-  result.mip.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
+  result.mip.binaries = formulation.complete ? formulation.model.num_integer() : 0;
+  result.run.concave_neurons = formulation.complete ? formulation.concave : 0;
+  result.mip.partitions = options.method == Method::kPartition && formulation.complete ? formulation.partitions : 0;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
                       : (solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible)
                           ? StopReason::kCompleted
                           : StopReason::kTimeLimit;
   incumbent.fill(problem, result);
+  const double sign = problem.objective.sign();
   // The anytime profile: the warm start's own improvements, then the MIP's.
   result.trajectory.insert(result.trajectory.begin(), warm_trajectory.begin(), warm_trajectory.end());
   // CBC's bound holds for every feasible point, so it is never below a point we evaluated ourselves, up to
@@ -194,7 +211,9 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
   RelaxationReport report;
   const NeuronBounds bounds = mip_bounds(problem.network, problem.domain, options, deadline);
   report.bounds_seconds = deadline.elapsed();
-  const MipFormulation formulation = build_formulation(problem.network, problem.domain, problem.objective, options, bounds);
+  const MipFormulation formulation =
+      build_formulation(problem.network, problem.domain, problem.objective, options, bounds, &deadline);
+  if (!formulation.complete) throw Error("the formulation could not be built within the limits");
   report.binaries = formulation.model.num_integer();
   report.bound_method = bound_method_name(options.mip.bounds.method);
   report.formulation = options.method == Method::kPartition

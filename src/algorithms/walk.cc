@@ -249,15 +249,18 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   bound_options.threads = options.threads;
   const NeuronBounds bounds = compute_bounds(problem.network, problem.domain, bound_options, deadline);
   // With output rows the relaxation keeps every unstable neuron's binary (as the model MIP does) and the rows.
+  // The model and its relaxation share the root's time: a large network's model alone may not fit in it.
+  const Deadline root = deadline.share(kRootShare);
   const bool output_rows = problem.rows.has_output_rows();
-  MipFormulation formulation =
-      big_m_formulation(problem.network, problem.domain, problem.objective, bounds, options.relax_concave && !output_rows);
-  add_output_rows(formulation, problem.network, problem.rows.output_rows, problem.rows.output_rhs);
+  MipFormulation formulation = big_m_formulation(problem.network, problem.domain, problem.objective, bounds,
+                                                 options.relax_concave && !output_rows, &root);
+  if (formulation.complete)
+    add_output_rows(formulation, problem.network, problem.rows.output_rows, problem.rows.output_rhs);
   WalkContext context{problem, options.walk, formulation, {}, options.relax_concave ? &problem.concave : nullptr};
   const std::unique_ptr<LpSolver> lp = make_lp_solver();
   lp->set_stop_request(deadline.stop_request());
-  const bool root_solved = solve_relaxation(context, {}, *lp, deadline.share(kRootShare), shared,
-                                           context.root_values) == RelaxationOutcome::kSolved;
+  const bool root_solved = formulation.complete && solve_relaxation(context, {}, *lp, root, shared,
+                                                                    context.root_values) == RelaxationOutcome::kSolved;
   const int rounds = root_solved ? options.walk.iterations : static_cast<int>(std::min<long>(
                                                                  options.sampling.samples, kMaxSampledWalks));
   WorkerThreads workers(std::clamp(resolve_threads(options.threads), 1, std::max(1, rounds)));

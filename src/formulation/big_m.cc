@@ -77,19 +77,31 @@ void add_above_h_row(MipFormulation& f, const LayerRows& layer, int k, int j, in
   f.model.add_row(index, value, layer.layer.bias[j], kInfinity, "above_h" + std::to_string(k + 2) + "_" + std::to_string(j));
 }
 
+// Neurons modelled between two looks at the deadline: a neuron of a wide layer takes microseconds.
+constexpr int kNeuronsPerLook = 64;
+
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave,
-                                 const UnstableReluModel& add_unstable_relu) {
+                                 const UnstableReluModel& add_unstable_relu, const Deadline* deadline) {
+  const auto expired = [deadline] { return deadline != nullptr && deadline->expired(); };
   // Concave neurons need no binary (pattern_lp.cc): the objective pushes y down onto max(h, 0).
   const FreeMask concave = relax_concave ? concave_neurons(network, objective, bounds) : FreeMask{};
   MipFormulation f;
   f.bounds = bounds;
   add_inputs(f, domain);
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    if (expired()) {
+      f.complete = false;
+      return f;
+    }
     const LayerRows layer(network.hidden_layer(k));
     f.post_activation.emplace_back();
     f.binary.emplace_back();
     for (int j = 0; j < network.hidden_width(k); ++j) {
+      if (j % kNeuronsPerLook == kNeuronsPerLook - 1 && expired()) {
+        f.complete = false;
+        return f;
+      }
       bool stable = false;
       const int y = add_post_activation(f, layer, k, j, bounds.lower[k][j], bounds.upper[k][j], stable);
       f.post_activation[k].push_back(y);
@@ -109,7 +121,7 @@ MipFormulation formulate_network(const Network& network, const Domain& domain, c
 }
 
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds, bool relax_concave) {
+                                 const NeuronBounds& bounds, bool relax_concave, const Deadline* deadline) {
   const auto big_m_relu = [&bounds](MipFormulation& f, const LayerRows& layer, int k, int j, int y) {
     const double l = bounds.lower[k][j], u = bounds.upper[k][j];
     const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
@@ -123,7 +135,7 @@ MipFormulation big_m_formulation(const Network& network, const Domain& domain, c
     f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
     return z;
   };
-  return formulate_network(network, domain, objective, bounds, relax_concave, big_m_relu);
+  return formulate_network(network, domain, objective, bounds, relax_concave, big_m_relu, deadline);
 }
 
 std::vector<double> warm_start(const MipFormulation& f, const Network& network, const Eigen::VectorXd& x) {

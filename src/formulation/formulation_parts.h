@@ -32,9 +32,9 @@ using UnstableReluModel = std::function<int(MipFormulation& f, const LayerRows& 
 
 // Inputs and domain rows, then layer by layer a post-activation column per neuron (stable neurons exactly, with
 // no binary; concave ones, when asked, by y >= h alone; the other unstable ones by `add_unstable_relu`), then the
-// objective.
+// objective. Past `deadline` (may be null) it stops with `complete` false.
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave,
-                                 const UnstableReluModel& add_unstable_relu);
+                                 const UnstableReluModel& add_unstable_relu, const Deadline* deadline);
 
 }  // namespace reluopt

@@ -218,6 +218,19 @@ TEST_P(MipWithoutStart, EndsWithAForwardPassPoint) {
   EXPECT_GE(r.trajectory.back().first, 0.0);
 }
 
+// With no time left the formulation is not built, so CBC does not run: the run ends with its point and the
+// neuron bounds' bound, at its time limit (a large network, whose formulation takes seconds, ends the same way).
+TEST_P(MipWithoutStart, BuildsNoFormulationItHasNoTimeFor) {
+  const SolveResult r = run(5);
+  ASSERT_NE(r.status, SolveStatus::kNoSolution);
+  EXPECT_EQ(r.stopped_by, StopReason::kTimeLimit);
+  EXPECT_EQ(r.mip.binaries, 0);
+  EXPECT_EQ(r.mip.partitions, 0);
+  EXPECT_EQ(r.run.nodes, 0);
+  ASSERT_TRUE(r.bound.has_value());
+  EXPECT_GE(*r.bound, r.objective);
+}
+
 TEST_P(MipWithoutStart, SameSeedGivesTheSamePoint) {
   const SolveResult first = run(9);
   const SolveResult second = run(9);

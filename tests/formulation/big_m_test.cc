@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "bounds/bounds.h"
@@ -193,6 +194,30 @@ TEST(BigM, MipStartSurvivesATimeLimit) {
   EXPECT_GE(*solution.objective, objective.value(net.forward(x)) - 1e-9);
   EXPECT_LE(f.model.max_violation(solution.values), 1e-6);
   EXPECT_GE(solution.bound, *solution.objective - 1e-9);
+}
+
+// The builders look at their deadline before each layer: one that has passed (or a stop request) leaves the model
+// incomplete, and says so, so that no caller solves a part of the network; an ample one changes nothing.
+TEST(BigM, APassedDeadlineOrAStopLeavesTheFormulationIncomplete) {
+  const Network net = testing::random_network(4, {8, 8}, 1, 3);
+  const Domain box = Domain::unit_box(4);
+  const NeuronBounds bounds = interval_bounds(net, box);
+  const Objective objective = Objective::output(1);
+  const Deadline passed(0.0, nullptr);
+  std::atomic<bool> stop{true};
+  const Deadline stopped(3600.0, &stop);
+  for (const Deadline* deadline : {&passed, &stopped}) {
+    EXPECT_FALSE(big_m_formulation(net, box, objective, bounds, false, deadline).complete);
+    EXPECT_FALSE(partition_formulation(net, box, objective, bounds, 2, false, deadline).complete);
+  }
+  const Deadline ample(3600.0, nullptr);
+  const MipFormulation timed = big_m_formulation(net, box, objective, bounds, false, &ample);
+  const MipFormulation untimed = big_m_formulation(net, box, objective, bounds);
+  EXPECT_TRUE(timed.complete);
+  EXPECT_TRUE(untimed.complete);
+  EXPECT_EQ(timed.model.num_cols(), untimed.model.num_cols());
+  EXPECT_EQ(timed.model.num_rows(), untimed.model.num_rows());
+  EXPECT_TRUE(partition_formulation(net, box, objective, bounds, 2, false, &ample).complete);
 }
 
 }  // namespace
