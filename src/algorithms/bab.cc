@@ -4,7 +4,8 @@
 // of splits (h_kj >= 0 or h_kj <= 0); its feasible set is {x in P ∩ B satisfying the splits}. Its bound is
 //     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
 //                    max { c^T y : triangle relaxation on B, splits, A x <= b, Anderson cuts } )   node LP
-// (the LP's bound safe from its duals; the first layer's bounds tightened by LPs over the split half-spaces,
+// (the LP's bound safe from its duals; while many neurons are free on a plain box, the optimized bound of
+// optimized_bounds.h over the node's slopes and split multipliers takes the LP's place; the first layer's bounds tightened by LPs over the split half-spaces,
 // split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
 // every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
