@@ -228,6 +228,24 @@ double brute_force_max(const Network& network, const Domain& domain, const Objec
   return best;
 }
 
+double brute_force_max_where(const Network& network, const Domain& domain, const Objective& objective,
+                             const SplitState& splits) {
+  if (network.num_hidden_neurons() > 16) throw std::invalid_argument("brute_force_max_where: too many neurons");
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  double best = -std::numeric_limits<double>::infinity();
+  const PossibleStates states = possible_states(network, domain.lower, domain.upper);
+  for (long k = 0; k < (1L << states.free.size()); ++k) {
+    const ActivationPattern pattern = pattern_of(network, state_bits(states, k));
+    bool agrees = true;
+    for (std::size_t layer = 0; layer < splits.size(); ++layer)
+      for (std::size_t j = 0; j < splits[layer].size(); ++j)
+        if (splits[layer][j] != Split::kFree && (splits[layer][j] == Split::kActive) != (pattern.active[layer][j] != 0))
+          agrees = false;
+    if (agrees) best = std::max(best, layered_region_max(network, domain, objective, pattern, *lp));
+  }
+  return best;
+}
+
 void PrintTo(const SmallCase& c, std::ostream* os) {
   *os << c.dim << " inputs, " << c.hidden.size() << " hidden layers, " << c.outputs << " outputs, "
       << (c.polytope ? "polytope" : "box") << (c.minimize ? ", minimize" : "") << ", seed " << c.seed;

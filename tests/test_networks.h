@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bounds/bounds.h"
+#include "bounds/symbolic_bounds.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
 #include "reluopt/objective.h"
@@ -48,6 +49,11 @@ long state_bits(const PossibleStates& states, long k);
 // inactive neurons): a formulation independent of the input-space LP under test.
 // Only for networks with at most ~12 hidden neurons. Returns the maximized value sign * g.
 double brute_force_max(const Network& network, const Domain& domain, const Objective& objective);
+
+// The same over the points of P whose pre-activations satisfy the splits (h >= 0 where split active, h <= 0 where
+// split inactive): the patterns that disagree with a split are skipped. -inf when no point satisfies them.
+double brute_force_max_where(const Network& network, const Domain& domain, const Objective& objective,
+                             const SplitState& splits);
 
 // The exact maximum of sign * g for a max-min objective (or a linear one), by epigraph LPs over every
 // activation pattern in the layered space: independent of the compiled network under test.

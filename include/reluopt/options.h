@@ -124,6 +124,10 @@ struct BabOptions {
   // and always with one hidden layer, on a ReLU (docs/MATH.md §11).
   int input_split_dims = 10;
   int relu_split_below = 16;
+  // A ReLU-split node of a network with more than one hidden layer over a plain box, with more than 16 neurons
+  // free, is bounded by this many projected gradient steps on its slopes and split multipliers (alpha/beta-CROWN,
+  // docs/MATH.md §10) instead of its LP; 0: always the LP.
+  int slope_steps = 20;
   // Memory the open nodes may take (estimated from their size); above it each worker searches the subtree of the
   // node it takes depth first, so the queue stops growing. 0: no limit. 256 by measurement (docs/MATH.md §11,
   // Memory: the dives' locality also makes a proof faster).

@@ -158,6 +158,7 @@ def solve(
     check_proof: bool = ...,
     input_split_dims: int = ...,
     relu_split_below: int = ...,
+    slope_steps: int = ...,
     bab_memory: float = ...,
     walk_iterations: int = ...,
     partitions: int = ...,

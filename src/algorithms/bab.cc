@@ -4,7 +4,8 @@
 // of splits (h_kj >= 0 or h_kj <= 0); its feasible set is {x in P ∩ B satisfying the splits}. Its bound is
 //     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
 //                    max { c^T y : triangle relaxation on B, splits, A x <= b, Anderson cuts } )   node LP
-// (the LP's bound safe from its duals; the first layer's bounds tightened by LPs over the split half-spaces,
+// (the LP's bound safe from its duals; while many neurons are free on a plain box, the optimized bound of
+// optimized_bounds.h over the node's slopes and split multipliers takes the LP's place; the first layer's bounds tightened by LPs over the split half-spaces,
 // split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
 // every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
@@ -47,6 +48,7 @@
 #include "algorithms/proof_check.h"
 #include "algorithms/root_tightening.h"
 #include "algorithms/sampling.h"
+#include "bounds/optimized_bounds.h"
 #include "bounds/split_bounds.h"
 #include "bounds/symbolic_bounds.h"
 #include "core/peers.h"
@@ -102,6 +104,10 @@ constexpr int kCutRounds = 1;
 // layers of 100), so that the global bound, which holds the subtree's root bound meanwhile, keeps moving.
 constexpr long kDiveNodes = 10000;
 
+// A ReLU-split node with more than this many free neurons is bounded by optimized slopes and multipliers in place
+// of its LP (BabOptions::slope_steps); below it the LP closes nodes.
+constexpr int kOptimizeAbove = 16;
+
 // A cut of an ancestor's node LP over the keys (solver/carry_basis.h) of its columns. It holds for every
 // descendant, whose MIP points are the ancestor's that meet more splits on a smaller box, in the same columns
 // with the same meaning; a descendant whose model lacks one of its columns (a neuron made stable loses its
@@ -121,6 +127,7 @@ struct Node {
   std::shared_ptr<const KeyedBasis> basis;    // the parent's last node-LP basis (may be null)
   std::shared_ptr<const std::vector<KeptCut>> cuts;  // the cuts tight at it (may be null)
   std::shared_ptr<const FirstLayerBases> first_layer;  // the bases of an ancestor's first-layer LPs (may be null)
+  std::shared_ptr<const Multipliers> multipliers;      // the parent's optimized slopes and multipliers (may be null)
   // Non-empty when the node was propagated as it was made: `prior` holds its own neuron bounds, and its upper
   // function lambda^T x + constant (f <= it on the node) has these slopes and the maximum `upper` over its box.
   Eigen::VectorXd lambda;
@@ -469,7 +476,14 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     NodeLp relaxation;
-    if (!input_split || problem_.rows.has_output_rows()) {
+    if (optimizes(free, input_split)) {
+      const OptimizedBound optimized = optimize(node, prop.bounds);
+      bound = std::min(bound, optimized.upper);
+      if (optimized.upper == -kInfinity || close_or_keep(bound)) return;
+      offer(optimized.vertex);
+      prop.objective.relaxation_share = optimized.relaxation_share;
+      node.multipliers = std::make_shared<const Multipliers>(optimized.multipliers);
+    } else if (!input_split || problem_.rows.has_output_rows()) {
       if (!input_split && prop.objective.relaxation_share.empty()) {  // made by an input split: the score needs it
         const NeuronBounds own = prop.bounds;
         prop = propagate_box(node.lo, node.hi, node.splits, &own);
@@ -493,6 +507,25 @@ class Search {
     }
     if (free.empty() || input_split) return split_input(std::move(node), prop, children);
     split_relu(std::move(node), prop, free, relaxation.relu_gap, children);
+  }
+
+  // Whether the node is bounded by optimized slopes and multipliers instead of its LP: with more than
+  // kOptimizeAbove neurons free, where the LP (about 100x a propagation) would mostly leave the node open, on a plain
+  // box without output rows or integers (which only the LP sees), in a network of more than one hidden layer (with
+  // one, the first-layer LPs under splits make the node LP exact on the splits).
+  bool optimizes(const std::vector<std::pair<int, int>>& free, bool input_split) const {
+    return options_.bab.slope_steps > 0 && !input_split && problem_.network.num_hidden_layers() > 1 &&
+           !problem_.domain.has_rows() && problem_.rows.empty() && static_cast<int>(free.size()) > kOptimizeAbove;
+  }
+
+  // The node's optimized bound (optimized_bounds.h), from its parent's parameters, stopping once it closes the node.
+  OptimizedBound optimize(const Node& node, const NeuronBounds& bounds) const {
+    const OptimizedNode one{&node.lo, &node.hi, &bounds, &node.splits, node.multipliers.get()};
+    const double best = incumbent_value();
+    const OptimizeSettings settings{.iterations = options_.bab.slope_steps,
+                                    .stop_below = std::isfinite(best) ? best : -kInfinity};
+    return std::move(optimized_bounds(problem_.network, output_weights_, constant_, {one}, settings, &deadline_)
+                         .front());
   }
 
   // Whether bound propagation proves that no point of the node meets a row C_r y <= e_r on the outputs: its upper
@@ -541,7 +574,8 @@ class Search {
   // the node has first-layer splits; the concave neurons are left out (the node LP is exact on them whatever
   // their bounds). Returns the prior to propagate with: `tightened` or the parent's.
   const NeuronBounds* first_layer_prior(Node& node, LpSolver& lp, NeuronBounds& tightened) {
-    if (!node.prior || first_layer_splits(node.splits) == 0) return node.prior.get();
+    // A node whose parent was optimized keeps its split multipliers in place of these LPs.
+    if (!node.prior || first_layer_splits(node.splits) == 0 || node.multipliers) return node.prior.get();
     tightened = *node.prior;
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, tightened);
     long solved = 0;

@@ -12,8 +12,8 @@
 // gamma_n = n u / (1 - n u), u = 2^-53 (Higham, Accuracy and Stability of Numerical Algorithms, §3.1). A
 // coefficient row Lambda' = fl(Lambda W) differs from Lambda W by E with |E| <= gamma_n |Lambda| |W|, so
 // Lambda W x = Lambda' x + E x with |E x| <= gamma_n |Lambda| (|W| m) where m bounds |x| componentwise. Each
-// step adds such terms to a per-row error `margin`, which is added (with room for its own rounding) to the
-// bound. The line's intercept t is computed as the maximum over the interval's endpoints of relu(h) - a h
+// step adds such terms (and gamma_n |c| for the sums added to the running constant c) to a per-row error
+// `margin`, which is added (with room for its own rounding) to the bound. The line's intercept t is computed as the maximum over the interval's endpoints of relu(h) - a h
 // (a convex function, so the maximum on [l, u] is at an endpoint) and rounded up, so the line is valid for
 // the slope a as computed.
 #include "bounds/symbolic_bounds.h"
@@ -22,11 +22,11 @@
 #include <cmath>
 #include <limits>
 
+#include "bounds/round_off.h"
+
 namespace reluopt {
 
 namespace {
-
-constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 
 // Rounds of lower-slope improvement for the objective's bound (optimize_objective).
 constexpr int kSlopeRounds = 4;
@@ -38,27 +38,11 @@ constexpr int kSlopeRounds = 4;
 constexpr std::size_t kMaxRowsPerCheck = 256;
 constexpr double kWorkPerCheck = 2e8;
 
-// gamma_n with room for the few extra operations around each product.
-double gamma(Eigen::Index n) {
-  const double nu = static_cast<double>(n + 4) * kUnitRoundoff;
-  return nu / (1.0 - nu);
-}
-
 // |W| v, without forming |W|.
 Eigen::VectorXd abs_times(const Eigen::MatrixXd& w, const Eigen::VectorXd& v) {
   Eigen::VectorXd out = Eigen::VectorXd::Zero(w.rows());
   for (Eigen::Index j = 0; j < w.cols(); ++j) out.array() += w.col(j).array().abs() * v[j];
   return out;
-}
-
-// A double at least one step above x (x finite; inf and NaN pass through): adding more than x's spacing, 2^-52 |x|
-// or the least subnormal, rounds to x's successor or beyond. Cheaper than std::nextafter, a library call made
-// for every bound.
-inline double step_up(double x) { return x + (std::abs(x) * 2.3e-16 + 5e-324); }
-
-// A bound that the margin makes valid, with the margin's own rounding covered.
-double settle(double value, double margin) {
-  return step_up(value + margin * (1.0 + 1e-6));
 }
 
 // The relaxation of x_{j+1} = relu(h_j) for every neuron of layer j.
@@ -75,10 +59,7 @@ ReluLines relu_lines(const Eigen::VectorXd& l, const Eigen::VectorXd& u) {
     if (l[i] >= 0.0) {
       r.upper_slope[i] = r.lower_slope[i] = 1.0;
     } else if (u[i] > 0.0) {
-      const double a = u[i] / (u[i] - l[i]);
-      r.upper_slope[i] = a;
-      const double t = std::max(-a * l[i], u[i] - a * u[i]);
-      r.upper_intercept[i] = step_up(t * (1.0 + 4.0 * kUnitRoundoff));
+      relu_upper_line(l[i], u[i], r.upper_slope[i], r.upper_intercept[i]);
       r.lower_slope[i] = u[i] >= -l[i] ? 1.0 : 0.0;
     }
   }
@@ -151,7 +132,7 @@ class BackSubstitution {
   // Lambda over h_j becomes Lambda W_j over x_j, the bias going into c.
   void affine_step(int j, Eigen::MatrixXd& lambda, Eigen::VectorXd& c, Eigen::VectorXd& margin) const {
     const LayerTerms& t = terms_[j];
-    margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * t.abs_reach);
+    margin += gamma(lambda.cols() + 1) * (lambda.cwiseAbs() * t.abs_reach + c.cwiseAbs());
     c += lambda * t.layer->bias;
     lambda = lambda * t.layer->weights;
   }
@@ -186,7 +167,7 @@ class BackSubstitution {
       trace->coefficient[j] = lambda.row(0).transpose();
       trace->share[j] = positive.row(0).transpose().cwiseProduct(r.upper_intercept);
     }
-    margin += gamma(lambda.cols() + 1) * added.cwiseAbs();
+    margin += gamma(lambda.cols() + 1) * (added.cwiseAbs() + c.cwiseAbs());
     c += added;
     lambda = positive * r.upper_slope.asDiagonal() + lambda.cwiseMin(0.0) * r.lower_slope.asDiagonal();
     margin += 2.0 * kUnitRoundoff * (lambda.cwiseAbs() * r.h_magnitude);
@@ -286,8 +267,9 @@ void optimize_objective(const Network& network, const Eigen::VectorXd& lo, const
                                              hidden, &input_lambda, &trace);
     out.upper = bound[0];
     out.lambda = input_lambda.row(0).transpose();
-    // The constant of the linear upper function: its maximum over the box minus the maximum of lambda^T x.
-    out.constant = bound[0] - out.lambda.dot(best_vertex(out.lambda, lo, hi));
+    // The constant of the linear upper function: its maximum over the box minus the maximum of lambda^T x,
+    // rounded up (the difference of a bound and a sum of d products).
+    out.constant = upper_function_constant(bound[0], out.lambda, lo, hi);
     out.relaxation_share = trace.share;
   };
   ObjectiveTrace trace;
@@ -387,6 +369,18 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
   if (output_weights.size() == 0) return result;
   optimize_objective(network, lo, hi, output_weights, constant, back, result.objective, deadline);
   return result;
+}
+
+void relu_upper_line(double l, double u, double& a, double& t) {
+  a = u / (u - l);
+  t = step_up(std::max(-a * l, u - a * u) * (1.0 + 4.0 * kUnitRoundoff));
+}
+
+double upper_function_constant(double upper, const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo,
+                               const Eigen::VectorXd& hi) {
+  const Eigen::VectorXd x = best_vertex(lambda, lo, hi);
+  const double top = lambda.dot(x);
+  return settle(upper - top, gamma(lambda.size() + 2) * (lambda.cwiseAbs().dot(x.cwiseAbs()) + std::abs(upper)));
 }
 
 Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {

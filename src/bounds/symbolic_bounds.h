@@ -54,6 +54,14 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
 void interval_layer(const DenseLayer& layer, const Eigen::VectorXd& in_lo, const Eigen::VectorXd& in_hi,
                     Eigen::VectorXd& l, Eigen::VectorXd& u, Eigen::VectorXd& abs_reach);
 
+// The upper line a h + t >= relu(h) on [l, u], l < 0 < u: a = u / (u - l), t = -a l rounded up so that the line
+// is valid for a as computed (t is the larger of relu(h) - a h at the endpoints, where that convex function peaks).
+void relu_upper_line(double l, double u, double& a, double& t);
+
+// The constant c of an upper function lambda^T x + c whose maximum over the box [lo, hi] is `upper`, rounded up.
+double upper_function_constant(double upper, const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo,
+                               const Eigen::VectorXd& hi);
+
 // The vertex of the box [lo, hi] where lambda^T x is largest (x_i = hi_i where lambda_i >= 0, else lo_i).
 Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi);
 

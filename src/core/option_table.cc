@@ -193,6 +193,10 @@ std::vector<OptionSpec> prover_options() {
        at_least(0), {RELUOPT_FIELD(bab.input_split_dims)}},
       {"relu_split_below", "U", "... and while more than U neurons are unstable", bab, {}, at_least(0),
        {RELUOPT_FIELD(bab.relu_split_below)}},
+      {"slope_steps", "N",
+       "steps on a node's slopes and split multipliers (alpha/beta-CROWN) in place of its LP while more than 16 "
+       "neurons are free (2+ hidden layers, plain box); 0: always the LP",
+       bab, {}, at_least(0), {RELUOPT_FIELD(bab.slope_steps)}},
       {"bab_memory", "MB", "memory for the open nodes; beyond it, depth-first dives", bab, {},
        OptionRange{.low = 0, .infinity_ok = true, .special = {{0, "no limit"}}}, {RELUOPT_FIELD(bab.memory_mb)}},
       {"walk_iterations", "N", "diversification rounds", {Method::kWalk}, {}, at_least(0),

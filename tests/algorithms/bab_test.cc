@@ -158,6 +158,36 @@ TEST(BabRandomized, InputSplitBoundsHoldAtEveryNodeLimit) {
   }
 }
 
+// Nodes with more than 16 free neurons bounded by optimized slopes and split multipliers (ReLU splits only): at
+// every node limit the bound holds against the optimum the LP-only search proves, and the complete search proves
+// the same optimum.
+TEST(BabRandomized, OptimizedNodeBoundsHoldAtEveryNodeLimit) {
+  std::mt19937_64 rng(41);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int d = 2 + static_cast<int>(rng() % 3);
+    const Network net = testing::random_network(d, {20, 20}, 1, 1100 + trial);
+    const Domain box = Domain::unit_box(d);
+    const Objective objective = output_one(trial, 2);
+    SolveOptions o;
+    o.method = Method::kBab;
+    o.threads = 1;
+    o.bab.input_split_dims = 0;
+    o.bab.slope_steps = 0;
+    const SolveResult reference = solve(net, box, objective, o);
+    ASSERT_EQ(reference.status, SolveStatus::kOptimal) << "trial " << trial;
+    const double exact = objective.sign() * reference.objective, scale = std::max(1.0, std::abs(exact));
+    o.bab.slope_steps = 20;
+    for (long limit : {3L, 20L, 0L}) {
+      o.bab.node_limit = limit;
+      const SolveResult r = solve(net, box, objective, o);
+      ASSERT_TRUE(r.bound.has_value());
+      EXPECT_GE(objective.sign() * *r.bound, exact - 1e-6 * scale) << "trial " << trial << " limit " << limit;
+      EXPECT_LE(objective.sign() * r.objective, exact + 1e-6 * scale) << "trial " << trial;
+      if (limit == 0) EXPECT_EQ(r.status, SolveStatus::kOptimal) << "trial " << trial;
+    }
+  }
+}
+
 // The memory cap: with room for a handful of open nodes every worker dives depth first almost from the start; the
 // bound still holds at every node limit and the complete search proves the same optimum.
 TEST(BabRandomized, DepthFirstDivesUnderAMemoryCapKeepTheBoundValid) {

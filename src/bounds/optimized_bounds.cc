@@ -1,0 +1,318 @@
+// Optimized linear bounds under splits: alpha-CROWN (Xu et al., "Fast and complete: enabling complete neural
+// network verification with rapid and massively parallel incomplete verifiers", ICLR 2021) with beta-CROWN's
+// split multipliers (Wang et al., "Beta-CROWN: efficient bound propagation with per-neuron split constraints for
+// neural network robustness verification", NeurIPS 2021); docs/MATH.md §10, "optimized slopes and split
+// multipliers".
+//
+// Network x_0 = x in the box [lo, hi], h_j = W_j x_j + b_j, x_{j+1} = relu(h_j), objective c^T (W_K x_K + b_K) + c0.
+// Given valid bounds l <= h_j <= u on the node, each unstable neuron (l < 0 < u) is relaxed by
+//     alpha h  <=  relu(h)  <=  a h + t,   a = u / (u - l),  t = -a l,   alpha in [0, 1]   (any alpha is valid),
+// stable neurons are exact, and each split neuron (s = +1: h >= 0, s = -1: h <= 0) adds beta s h >= 0 with beta >= 0
+// to the objective, so that on the node c^T y + c0 <= c^T y + c0 + sum beta s h. Back-substitution from the output,
+//     Lambda_K = c^T W_K,   C = c0 + c^T b_K,
+//     Lambda'_j = max(Lambda_j, 0) a + min(Lambda_j, 0) alpha_j + beta_j s_j,   C += max(Lambda_j, 0) t + Lambda'_j b_j,
+//     Lambda_{j-1} = Lambda'_j W_j   (Lambda_j the coefficients over x_{j+1}),
+// ends in a linear function of x whose maximum over the box is the bound B(alpha, beta) = max(Lambda lo, Lambda hi)
+// + C: valid for every alpha in [0, 1] and beta >= 0. B is minimized by projected gradient (Adam), from the
+// parent's parameters: with the maximizing vertex x* fixed, B is the value at x* of the linear network whose ReLUs
+// are the lines in use, so dB/dalpha_i = Lambda_i h^_i (Lambda_i < 0) and dB/dbeta_i = s_i h^_i, h^ the
+// pre-activations of that linear network at x* (one forward pass).
+//
+// The steps run in plain floating point; the best parameters are then certified by one more pass with the
+// round-off margins of symbolic_bounds.cc (round_off.h): a product Lambda' W differs from the exact one by at most
+// gamma_n |Lambda'| |W| m, m bounding the true |x_j| on the node (max(u_{j-1}, 0), or the box), the slopes' and
+// multipliers' rounding adds 3u (|Lambda'| + beta) max(|l|, |u|), the sums into C gamma_n their magnitudes. So a
+// stopped optimization, at any parameters, still gives a valid bound. The nodes of a batch share the products:
+// their coefficients are the rows of one matrix.
+#include "bounds/optimized_bounds.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bounds/round_off.h"
+
+namespace reluopt {
+
+namespace {
+
+using Matrix = Eigen::MatrixXd;
+using Params = std::vector<Matrix>;  // per hidden layer, one row per node
+
+// The batch's relaxation of hidden layer j, one row per node.
+struct LayerRelaxation {
+  Matrix upper_slope, intercept, fixed_slope;  // fixed_slope: the stable neurons' exact slope (1 or 0)
+  Matrix unstable, split_sign;                 // 1 where unstable; +1 split active, -1 split inactive, else 0
+  Matrix magnitude;                            // max(|l|, |u|)
+  Matrix reach;                                // |W_j| m_j + |b_j| per node, m_j bounding the true |x_j|
+};
+
+struct Pass {
+  Eigen::VectorXd bound;
+  std::vector<Matrix> coefficient;  // Lambda_j over x_{j+1}
+  Matrix input, vertex;             // the input slopes and their box maximizers
+  std::vector<Matrix> share;        // max(Lambda_j, 0) t (certified passes only)
+};
+
+class Batch {
+ public:
+  Batch(const Network& network, const Eigen::VectorXd& c, double c0, const std::vector<OptimizedNode>& nodes);
+
+  Eigen::Index rows() const { return static_cast<Eigen::Index>(nodes_.size()); }
+  bool empty(Eigen::Index r) const { return empty_[static_cast<std::size_t>(r)]; }
+  int hidden() const { return network_.num_hidden_layers(); }
+  const LayerRelaxation& layer(int j) const { return layers_[static_cast<std::size_t>(j)]; }
+  void start(Params& alpha, Params& beta) const;
+  Pass backward(const Params& alpha, const Params& beta, bool certify) const;
+  void gradients(const Pass& pass, const Params& alpha, Params& alpha_grad, Params& beta_grad) const;
+
+ private:
+  void add_layer(int j);
+  Matrix lower_slope(int j, const Matrix& alpha) const {
+    const LayerRelaxation& r = layer(j);
+    return (r.unstable.array() > 0.0).select(alpha, r.fixed_slope);
+  }
+  void finish(Pass& pass, Eigen::VectorXd& c, Eigen::VectorXd* margin) const;
+
+  const Network& network_;
+  const std::vector<OptimizedNode>& nodes_;
+  Eigen::RowVectorXd top_;  // c^T W_K
+  double top_constant_;     // c0 + c^T b_K
+  Eigen::RowVectorXd top_reach_;  // |c|^T |W_K|
+  double top_constant_reach_;     // |c0| + |c|^T |b_K|
+  std::vector<LayerRelaxation> layers_;
+  std::vector<bool> empty_;
+  Matrix lo_, hi_;
+};
+
+Batch::Batch(const Network& network, const Eigen::VectorXd& c, double c0, const std::vector<OptimizedNode>& nodes)
+    : network_(network), nodes_(nodes), empty_(nodes.size(), false) {
+  const DenseLayer& out = network.output_layer();
+  top_ = c.transpose() * out.weights;
+  top_constant_ = c0 + c.dot(out.bias);
+  top_reach_ = c.cwiseAbs().transpose() * out.weights.cwiseAbs();
+  top_constant_reach_ = std::abs(c0) + c.cwiseAbs().dot(out.bias.cwiseAbs());
+  lo_.resize(rows(), network.input_dim());
+  hi_.resize(rows(), network.input_dim());
+  for (Eigen::Index r = 0; r < rows(); ++r) {
+    lo_.row(r) = nodes[static_cast<std::size_t>(r)].lo->transpose();
+    hi_.row(r) = nodes[static_cast<std::size_t>(r)].hi->transpose();
+  }
+  for (int j = 0; j < network.num_hidden_layers(); ++j) add_layer(j);
+}
+
+// The lines of layer j per node, its splits applied to its bounds (a contradiction: the node is empty).
+void Batch::add_layer(int j) {
+  const auto n = static_cast<Eigen::Index>(network_.hidden_width(j));
+  LayerRelaxation r;
+  for (Matrix* m : {&r.upper_slope, &r.intercept, &r.fixed_slope, &r.unstable, &r.split_sign, &r.magnitude})
+    m->setZero(rows(), n);
+  Matrix input_magnitude(rows(), network_.hidden_layer(j).weights.cols());
+  for (Eigen::Index row = 0; row < rows(); ++row) {
+    const OptimizedNode& node = nodes_[static_cast<std::size_t>(row)];
+    const Eigen::VectorXd m = j == 0 ? Eigen::VectorXd(node.lo->cwiseAbs().cwiseMax(node.hi->cwiseAbs()))
+                                     : Eigen::VectorXd(node.bounds->upper[j - 1].cwiseMax(0.0));
+    input_magnitude.row(row) = m.transpose();
+    const bool has_splits = node.splits && !node.splits->empty();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      double l = node.bounds->lower[j][i], u = node.bounds->upper[j][i];
+      const Split s = has_splits ? (*node.splits)[j][static_cast<std::size_t>(i)] : Split::kFree;
+      if (s == Split::kActive) l = std::max(l, 0.0);
+      if (s == Split::kInactive) u = std::min(u, 0.0);
+      if (l > u) empty_[static_cast<std::size_t>(row)] = true;
+      r.split_sign(row, i) = s == Split::kActive ? 1.0 : s == Split::kInactive ? -1.0 : 0.0;
+      r.magnitude(row, i) = std::max(std::abs(l), std::abs(u));
+      if (l >= 0.0) {
+        r.upper_slope(row, i) = r.fixed_slope(row, i) = 1.0;
+      } else if (u > 0.0) {
+        relu_upper_line(l, u, r.upper_slope(row, i), r.intercept(row, i));
+        r.unstable(row, i) = 1.0;
+      }
+    }
+  }
+  const DenseLayer& layer = network_.hidden_layer(j);
+  r.reach = input_magnitude * layer.weights.cwiseAbs().transpose();
+  r.reach.rowwise() += layer.bias.cwiseAbs().transpose();
+  layers_.push_back(std::move(r));
+}
+
+// The start: the parent's parameters where given (and of the right shape), else CROWN's lower slopes (1 where
+// u >= -l) and no multipliers.
+void Batch::start(Params& alpha, Params& beta) const {
+  alpha.clear();
+  beta.clear();
+  for (int j = 0; j < hidden(); ++j) {
+    const auto n = static_cast<Eigen::Index>(network_.hidden_width(j));
+    Matrix a = (layer(j).upper_slope.array() >= 0.5).cast<double>().matrix(), b = Matrix::Zero(rows(), n);
+    for (Eigen::Index r = 0; r < rows(); ++r) {
+      const Multipliers* given = nodes_[static_cast<std::size_t>(r)].start;
+      if (!given || static_cast<int>(given->alpha.size()) != hidden() || given->alpha[j].size() != n) continue;
+      a.row(r) = given->alpha[j].transpose().cwiseMax(0.0).cwiseMin(1.0);
+      b.row(r) = given->beta[j].transpose().cwiseMax(0.0);
+    }
+    alpha.push_back(std::move(a));
+    beta.push_back(std::move(b));
+  }
+}
+
+// B(alpha, beta) per node; with `certify`, rounded outward (the margins of the file's comment).
+Pass Batch::backward(const Params& alpha, const Params& beta, bool certify) const {
+  Pass pass;
+  pass.coefficient.resize(static_cast<std::size_t>(hidden()));
+  if (certify) pass.share.resize(static_cast<std::size_t>(hidden()));
+  Matrix lambda = Matrix::Ones(rows(), 1) * top_;
+  Eigen::VectorXd c = Eigen::VectorXd::Constant(rows(), top_constant_);
+  Eigen::VectorXd margin;
+  if (certify) {
+    const Eigen::Index n = top_.size();
+    const Matrix m = hidden() == 0 ? Matrix(lo_.cwiseAbs().cwiseMax(hi_.cwiseAbs())) : Matrix::Zero(rows(), n);
+    margin = Eigen::VectorXd::Constant(rows(), gamma(n + 2) * top_constant_reach_);
+    for (Eigen::Index r = 0; r < rows() && hidden() > 0; ++r) {
+      const Eigen::VectorXd& u = nodes_[static_cast<std::size_t>(r)].bounds->upper[hidden() - 1];
+      margin[r] += gamma(n + 2) * top_reach_.dot(u.cwiseMax(0.0));
+    }
+    if (hidden() == 0) margin += gamma(n + 2) * (m * top_reach_.transpose());
+  }
+  for (int j = hidden() - 1; j >= 0; --j) {
+    const LayerRelaxation& r = layer(j);
+    const DenseLayer& w = network_.hidden_layer(j);
+    pass.coefficient[static_cast<std::size_t>(j)] = lambda;
+    const Matrix positive = lambda.cwiseMax(0.0);
+    const Matrix added_terms = positive.cwiseProduct(r.intercept);
+    const Eigen::VectorXd added = added_terms.rowwise().sum();
+    const Matrix next = positive.cwiseProduct(r.upper_slope) +
+                        lambda.cwiseMin(0.0).cwiseProduct(lower_slope(j, alpha[static_cast<std::size_t>(j)])) +
+                        beta[static_cast<std::size_t>(j)].cwiseProduct(r.split_sign);
+    if (certify) {
+      const double g = gamma(2 * lambda.cols() + 2);
+      margin += 2.0 * g * (c.cwiseAbs() + added);
+      margin += 3.0 * kUnitRoundoff *
+                (next.cwiseAbs() + beta[static_cast<std::size_t>(j)]).cwiseProduct(r.magnitude).rowwise().sum();
+      margin += g * next.cwiseAbs().cwiseProduct(r.reach).rowwise().sum();
+      pass.share[static_cast<std::size_t>(j)] = added_terms;
+    }
+    c += added + next * w.bias;
+    lambda = next * w.weights;
+  }
+  pass.input = std::move(lambda);
+  finish(pass, c, certify ? &margin : nullptr);
+  return pass;
+}
+
+// The maximum over each node's box of its linear function, and the vertex where it is reached.
+void Batch::finish(Pass& pass, Eigen::VectorXd& c, Eigen::VectorXd* margin) const {
+  const Matrix& lambda = pass.input;
+  pass.vertex = (lambda.array() >= 0.0).select(hi_, lo_);
+  pass.bound = lambda.cwiseProduct(pass.vertex).rowwise().sum() + c;
+  if (!margin) return;
+  const Matrix m = lo_.cwiseAbs().cwiseMax(hi_.cwiseAbs());
+  *margin += gamma(lambda.cols() + 2) * (lambda.cwiseAbs().cwiseProduct(m).rowwise().sum() + c.cwiseAbs());
+  for (Eigen::Index r = 0; r < rows(); ++r) pass.bound[r] = settle(pass.bound[r], (*margin)[r]);
+}
+
+// dB/dalpha and dB/dbeta from the linear network of the lines in use, at each node's maximizing vertex.
+void Batch::gradients(const Pass& pass, const Params& alpha, Params& alpha_grad, Params& beta_grad) const {
+  Matrix h = pass.vertex * network_.hidden_layer(0).weights.transpose();
+  h.rowwise() += network_.hidden_layer(0).bias.transpose();
+  for (int j = 0; j < hidden(); ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    const LayerRelaxation& r = layer(j);
+    const Matrix& lambda = pass.coefficient[k];
+    alpha_grad[k] = lambda.cwiseMin(0.0).cwiseProduct(r.unstable).cwiseProduct(h);
+    beta_grad[k] = r.split_sign.cwiseProduct(h);
+    if (j + 1 == hidden()) break;
+    const Matrix on_upper = r.upper_slope.cwiseProduct(h) + r.intercept;
+    const Matrix x = (lambda.array() >= 0.0).select(on_upper, lower_slope(j, alpha[k]).cwiseProduct(h));
+    h = x * network_.hidden_layer(j + 1).weights.transpose();
+    h.rowwise() += network_.hidden_layer(j + 1).bias.transpose();
+  }
+}
+
+// Adam's state for one set of parameters (Kingma and Ba, ICLR 2015), moving only the rows still optimized.
+struct Adam {
+  Params first, second;
+  void step(Params& value, const Params& grad, const std::vector<Eigen::VectorXd>& rate, int t,
+            const Eigen::VectorXd& moving, double lowest, double highest) {
+    constexpr double kB1 = 0.9, kB2 = 0.999;
+    if (first.empty())
+      for (const Matrix& g : grad) {
+        first.push_back(Matrix::Zero(g.rows(), g.cols()));
+        second.push_back(Matrix::Zero(g.rows(), g.cols()));
+      }
+    const double c1 = 1.0 - std::pow(kB1, t), c2 = 1.0 - std::pow(kB2, t);
+    for (std::size_t j = 0; j < grad.size(); ++j) {
+      first[j] = kB1 * first[j] + (1.0 - kB1) * grad[j];
+      second[j] = kB2 * second[j] + (1.0 - kB2) * grad[j].cwiseAbs2();
+      const Matrix step = (first[j] / c1).array() / ((second[j] / c2).array().sqrt() + 1e-12);
+      value[j] -= (rate[j].cwiseProduct(moving)).asDiagonal() * step;
+      value[j] = value[j].cwiseMax(lowest).cwiseMin(highest);
+    }
+  }
+};
+
+// Per layer and node, beta's step: beta_rate times the largest coefficient |Lambda_j| of the node's first pass
+// (a multiplier of the size of the coefficients it trades against).
+std::vector<Eigen::VectorXd> beta_rates(const Pass& pass, double rate) {
+  std::vector<Eigen::VectorXd> rates;
+  for (const Matrix& lambda : pass.coefficient)
+    rates.push_back(rate * lambda.cwiseAbs().rowwise().maxCoeff().cwiseMax(1e-300));
+  return rates;
+}
+
+OptimizedBound result_row(const Batch& batch, const Pass& pass, const Params& alpha, const Params& beta,
+                          Eigen::Index r) {
+  OptimizedBound out;
+  if (batch.empty(r)) {
+    out.upper = -kInfinity;
+    return out;
+  }
+  out.upper = pass.bound[r];
+  out.lambda = pass.input.row(r).transpose();
+  out.vertex = pass.vertex.row(r).transpose();
+  for (std::size_t j = 0; j < alpha.size(); ++j) {
+    out.multipliers.alpha.push_back(alpha[j].row(r).transpose());
+    out.multipliers.beta.push_back(beta[j].row(r).transpose());
+    out.relaxation_share.push_back(pass.share[j].row(r).transpose());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<OptimizedBound> optimized_bounds(const Network& network, const Eigen::VectorXd& output_weights,
+                                             double constant, const std::vector<OptimizedNode>& nodes,
+                                             const OptimizeSettings& settings, const Deadline* deadline) {
+  if (nodes.empty()) return {};
+  const Batch batch(network, output_weights, constant, nodes);
+  Params alpha, beta;
+  batch.start(alpha, beta);
+  Params best_alpha = alpha, best_beta = beta, alpha_grad = alpha, beta_grad = beta;
+  Eigen::VectorXd best = Eigen::VectorXd::Constant(batch.rows(), kInfinity);
+  Eigen::VectorXd moving = Eigen::VectorXd::Ones(batch.rows());
+  std::vector<Eigen::VectorXd> alpha_rate(alpha.size(), Eigen::VectorXd::Constant(batch.rows(), settings.alpha_rate));
+  std::vector<Eigen::VectorXd> beta_rate;
+  Adam alpha_state, beta_state;
+  for (int t = 0; t <= settings.iterations && batch.hidden() > 0; ++t) {
+    const Pass pass = batch.backward(alpha, beta, false);
+    for (Eigen::Index r = 0; r < batch.rows(); ++r) {
+      if (!(pass.bound[r] < best[r])) continue;  // NaN never replaces a bound
+      best[r] = pass.bound[r];
+      for (std::size_t j = 0; j < alpha.size(); ++j) {
+        best_alpha[j].row(r) = alpha[j].row(r);
+        best_beta[j].row(r) = beta[j].row(r);
+      }
+    }
+    for (Eigen::Index r = 0; r < batch.rows(); ++r)
+      if (best[r] < settings.stop_below || batch.empty(r)) moving[r] = 0.0;
+    if (t == settings.iterations || moving.isZero() || (deadline && deadline->expired())) break;
+    if (t == 0) beta_rate = beta_rates(pass, settings.beta_rate);
+    batch.gradients(pass, alpha, alpha_grad, beta_grad);
+    alpha_state.step(alpha, alpha_grad, alpha_rate, t + 1, moving, 0.0, 1.0);
+    beta_state.step(beta, beta_grad, beta_rate, t + 1, moving, 0.0, kInfinity);
+  }
+  const Pass certified = batch.backward(best_alpha, best_beta, true);
+  std::vector<OptimizedBound> out;
+  for (Eigen::Index r = 0; r < batch.rows(); ++r) out.push_back(result_row(batch, certified, best_alpha, best_beta, r));
+  return out;
+}
+
+}  // namespace reluopt
