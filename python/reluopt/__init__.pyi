@@ -143,6 +143,7 @@ def solve(
     node_limit: int = ...,
     mip_share: float = ...,
     prover: str = ...,
+    first_proof: float = ...,
     ascent_steps: int = ...,
     perturbations: int = ...,
     perturbation_radius: float = ...,

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "algorithms/bab.h"
+#include "algorithms/first_proof.h"
 #include "algorithms/gradient.h"
 #include "algorithms/mip.h"
 #include "algorithms/model_region.h"
@@ -281,68 +282,6 @@ class FlipLocalSearch : public BranchAndBoundLocalSearch {
   }
 };
 
-// Both provers at once from the same start, bab in the calling thread and the big-M MIP on CBC in another, each on
-// half of the threads; the first proof stops the other. Each bound is valid, so the result keeps the tighter one
-// and the better point. The calling thread's progress comes from bab alone.
-SolveResult prove_with_both(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                            const RunContext& control, const std::optional<EvaluatedPoint>& start) {
-  const int threads = resolve_threads(options.threads);
-  SolveOptions bab_options = options, mip_options = options;
-  mip_options.method = Method::kMip;
-  mip_options.threads = std::max(1, threads / 2);
-  bab_options.threads = std::max(1, threads - threads / 2);
-  std::atomic<bool> stop{false};
-  std::atomic<int> running{2};
-  const Deadline shared(deadline.remaining(), &stop);
-  SolveResult mip;
-  // Thread 0 runs the MIP; thread 1 passes the caller's stop request to both through `stop`. Without them, bab
-  // proves alone.
-  WorkerThreads beside(2);
-  if (beside.started() < 2) return run_bab(problem, options, deadline, control, start);
-  beside.run([&](int t) {
-    if (t == 0) {
-      mip = run_mip(problem, mip_options, shared, RunContext{}, start);
-      if (mip.status == SolveStatus::kOptimal) stop.store(true);
-      running.fetch_sub(1);
-      return;
-    }
-    while (running.load() > 0) {
-      if (deadline.interrupted()) stop.store(true);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
-  SolveResult bab;
-  try {
-    bab = run_bab(problem, bab_options, shared, control, start);
-  } catch (...) {
-    stop.store(true);
-    running.fetch_sub(1);
-    throw;  // the threads end (the MIP at the stop request) before `beside` is gone
-  }
-  if (bab.status == SolveStatus::kOptimal) stop.store(true);
-  running.fetch_sub(1);
-  beside.join();
-  const double sign = problem.objective.sign();
-  SolveResult& best = mip.status != SolveStatus::kNoSolution &&
-                              (bab.status == SolveStatus::kNoSolution || sign * mip.objective > sign * bab.objective)
-                          ? mip
-                          : bab;
-  SolveResult proof = best;
-  proof.trajectory = bab.trajectory;
-  proof.bound_trajectory = bab.bound_trajectory;
-  if (mip.bound && (!bab.bound || sign * *mip.bound < sign * *bab.bound)) {
-    proof.bound = mip.bound;
-    proof.bound_trajectory.emplace_back(mip.run.seconds, *mip.bound);
-  } else {
-    proof.bound = bab.bound;
-  }
-  proof.run.nodes = bab.run.nodes + mip.run.nodes;
-  proof.mip.binaries = mip.mip.binaries;
-  proof.mip.bound_method = mip.mip.bound_method;
-  proof.stopped_by = mip.stopped_by == StopReason::kCompleted ? mip.stopped_by : bab.stopped_by;
-  return proof;
-}
-
 // The end of a timed run: the prover from Algorithm 2's best point, for all the time left (until a proof).
 void prove(const Problem& problem, const SolveOptions& options, const Deadline& deadline, const RunContext& control,
            SolveResult& result) {
@@ -355,23 +294,9 @@ void prove(const Problem& problem, const SolveOptions& options, const Deadline& 
   std::optional<EvaluatedPoint> start;
   if (result.status == SolveStatus::kFeasible || result.status == SolveStatus::kOptimal)
     start = evaluate_point(problem, result.x);
-  SolveResult proof;
-  // A model's rows and integers: the model MIP with --prover mip, else bab (both provers at once are for the
-  // plain problem only).
-  const Prover prover = problem.rows.empty() || options.enhanced.prover == Prover::kMip ? options.enhanced.prover
-                                                                                        : Prover::kBab;
-  if (!problem.rows.empty()) {
-    proof = prover == Prover::kBab ? run_bab(problem, prover_options, prover_deadline, control, start)
-                                   : run_rows_mip(problem, prover_options, prover_deadline, control, start);
-  } else if (options.enhanced.prover == Prover::kBab) {
-    proof = run_bab(problem, prover_options, prover_deadline, control, start);
-  } else if (options.enhanced.prover == Prover::kBoth) {
-    proof = prove_with_both(problem, prover_options, prover_deadline, control, start);
-    result.mip.binaries = proof.mip.binaries;
-    result.mip.bound_method = proof.mip.bound_method;
-  } else {
-    prover_options.method = Method::kMip;
-    proof = run_mip(problem, prover_options, prover_deadline, control, start);
+  const Prover prover = prover_for(problem, options);
+  const SolveResult proof = run_prover(problem, prover_options, prover_deadline, control, start);
+  if (!proof.mip.bound_method.empty()) {
     result.mip.binaries = proof.mip.binaries;
     result.mip.bound_method = proof.mip.bound_method;
   }
@@ -480,10 +405,18 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   const MoverFactory movers = ascend ? gradient_movers(problem, options, ascent) : MoverFactory{};
   const double share = options.enhanced.mip_share;
   const bool prove_at_end = share > 0.0 && share < 1.0 && std::isfinite(deadline.remaining()) && !options.sampling.stop_rule;
+  // The first proof (over several processes the search and bab share their work as before).
+  std::optional<SolveResult> first;
+  if (prove_at_end && options.enhanced.first_proof > 0.0 && control.peers == nullptr) {
+    first = run_first_proof(problem, options, deadline.share(options.enhanced.first_proof), control);
+    if (proven(*first) || deadline.expired()) return first_proof_result(std::move(*first), deadline);
+  }
+  const double search_start = deadline.elapsed();
   const Deadline search = prove_at_end ? deadline.share(1.0 - share) : deadline;
   SolveResult result = ascend ? run_portfolio_search(problem, options, search, control, factory, movers)
                               : run_sampling(problem, options, search, control, factory, movers);
   result.method = method_name(Method::kEnhanced);
+  if (first) join_first_proof(problem, *first, search_start, result);
   std::vector<long> counts = {counters.searches.load(), counters.mips.load(), counters.lps.load(),
                               ascent.steps.load(), ascent.perturbations.load()};
   if (control.peers != nullptr) {
@@ -495,7 +428,9 @@ SolveResult run_enhanced(const Problem& problem, const SolveOptions& options, co
   result.run.lps += counts[2];
   result.gradient.steps = counts[3];
   result.gradient.perturbations = counts[4];
-  prove_at_the_end(problem, options, deadline, control, prove_at_end, result);
+  // The search may have met the first proof's bound.
+  prove_at_the_end(problem, options, deadline, control, prove_at_end && result.status != SolveStatus::kOptimal, result);
+  if (first) keep_first_bound(problem, *first, result);
   result.run.seconds = deadline.elapsed();
   return result;
 }

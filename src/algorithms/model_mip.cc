@@ -4,9 +4,13 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "algorithms/mip.h"
 #include "algorithms/proof_check.h"
+#include "algorithms/root_tightening.h"
+#include "algorithms/sampling.h"
 #include "core/worker_threads.h"
 #include "formulation/anderson_cuts.h"
 #include "solver/mip_solver.h"
@@ -15,8 +19,15 @@ namespace reluopt {
 
 namespace {
 
-// Share of the time that bound tightening may take (as for the MIP methods on one network).
+// Share of the time that bound tightening may take (as for the MIP methods on one network), and of what is left
+// after it, the share of the tightening with the rows.
 constexpr double kModelBoundsTimeShare = 0.5;
+constexpr double kModelTighteningShare = 0.2;
+
+// Samples (each its region's LP with the rows, or a small MIP with integers) whose best point starts the second
+// run, within kStartTimeShare of the time left: CBC's heuristics alone find no point on the larger models.
+constexpr long kStartSamples = 16;
+constexpr double kStartTimeShare = 0.1;
 
 // The composite's outputs differ from the networks' own forward passes by the rounding of the carried shift,
 // about eps (|v| + |L|) (docs/PROBLEM.md §2), which a bound over the composite does not see: the bound is
@@ -42,7 +53,16 @@ class ModelIncumbent {
     if (best_ && sign_ * point.objective <= sign_ * best_->objective) return;
     trajectory_.emplace_back(clock_.elapsed(), point.objective);
     best_ = std::move(point);
+    best_u_ = std::move(u);
   }
+
+  // The composite's input at the best point (empty when there is none).
+  Eigen::VectorXd best_u() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return best_u_;
+  }
+
+  double sign() const { return sign_; }
 
   std::optional<ModelPoint> best() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -61,15 +81,49 @@ class ModelIncumbent {
   double sign_;
   mutable std::mutex mutex_;
   std::optional<ModelPoint> best_;
+  Eigen::VectorXd best_u_;
   std::vector<std::pair<double, double>> trajectory_;
 };
+
+// The composite's problem with the model's rows and integers: what the tightening and the samples see.
+Problem model_problem(const ReducedModel& reduced) {
+  ModelRows rows{reduced.output_rows, reduced.output_rhs,
+                 reduced.has_integers() ? reduced.integer : std::vector<bool>{}};
+  return make_problem(*reduced.composite, reduced.domain, reduced.objective, std::move(rows));
+}
+
+// The box of u and the neuron bounds a formulation is built over. Both hold at every point of the domain that
+// meets the rows, so the formulation keeps every feasible point.
+struct ModelBounds {
+  Domain domain;
+  NeuronBounds bounds;
+};
+
+// options.mip.bounds over the domain, within kModelBoundsTimeShare of the time left.
+ModelBounds propagated_bounds(const Problem& problem, const SolveOptions& options, const Deadline& deadline) {
+  return {problem.domain,
+          mip_bounds(problem.network, problem.domain, options, deadline.share(kModelBoundsTimeShare))};
+}
+
+// `given` tightened with the output rows and integrality (algorithms/root_tightening.h), within
+// kModelTighteningShare of the time left; `given` itself when there are neither or the tightening finds the
+// relaxation empty (the search then proves what it can).
+ModelBounds tightened_bounds(const Problem& problem, const ModelBounds& given, const Deadline& deadline) {
+  if (problem.rows.empty() || deadline.expired()) return given;
+  RootBounds root = tighten_root(problem, deadline, kModelTighteningShare, &given.bounds);
+  if (root.prop.empty || !(root.lo.array() <= root.hi.array()).all()) return given;
+  ModelBounds out{given.domain, std::move(root.prop.bounds)};
+  out.domain.lower = std::move(root.lo);
+  out.domain.upper = std::move(root.hi);
+  return out;
+}
 
 // The formulation of options.method over the composite with the model's rows and integers. Concave neurons keep
 // their binary when there are output rows: y >= max(h, 0) alone is exact only for the objective, and a row on
 // the outputs could be met by a post-activation above max(h, 0).
-MipFormulation formulate(const ReducedModel& reduced, SolveOptions options, const NeuronBounds& bounds) {
+MipFormulation formulate(const ReducedModel& reduced, SolveOptions options, const ModelBounds& bounds) {
   if (reduced.has_output_rows()) options.relax_concave = false;
-  MipFormulation f = build_formulation(*reduced.composite, reduced.domain, reduced.objective, options, bounds);
+  MipFormulation f = build_formulation(*reduced.composite, bounds.domain, reduced.objective, options, bounds.bounds);
   add_output_rows(f, *reduced.composite, reduced.output_rows, reduced.output_rhs);
   set_integer_inputs(f, reduced.integer);
   return f;
@@ -77,9 +131,8 @@ MipFormulation formulate(const ReducedModel& reduced, SolveOptions options, cons
 
 // The solver's bound (or the interval bound when it gave none) widened by the composite's margin, in the
 // maximized sense; +inf when there is none. A bound below a point evaluated in the same run is withdrawn.
-double model_bound(const MipResult& solution, const ReducedModel& reduced, const NeuronBounds& bounds,
+double model_bound(double solver_bound, const ReducedModel& reduced, const NeuronBounds& bounds,
                    std::optional<double> best, SolveResult& result) {
-  const double solver_bound = solution.status == MipStatus::kError ? kInfinity : solution.bound;
   const double fallback =
       bounds.upper.empty() ? kInfinity : interval_objective_bound(*reduced.composite, reduced.objective, bounds);
   double bound = std::min(solver_bound, fallback);
@@ -93,36 +146,45 @@ double model_bound(const MipResult& solution, const ReducedModel& reduced, const
   return best ? std::max(bound, *best) : bound;
 }
 
-}  // namespace
-
-MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions& options, const Deadline& deadline) {
-  const NeuronBounds bounds = mip_bounds(*reduced.composite, reduced.domain, options, deadline);
-  return formulate(reduced, options, bounds);
+bool completed(const MipResult& solution) {
+  return solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible;
 }
 
-ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
-                          const Deadline& deadline, const RunControl& control) {
-  const Network& network = *reduced.composite;
-  const double sign = reduced.objective.sign();
-  const NeuronBounds bounds = mip_bounds(network, reduced.domain, options, deadline.share(kModelBoundsTimeShare));
-  const MipFormulation formulation = formulate(reduced, options, bounds);
-  std::unique_ptr<AndersonSeparator> separator;
-  if (options.method == Method::kMipCuts) separator = std::make_unique<AndersonSeparator>(formulation, network);
+double solver_bound(const MipResult& solution) {
+  return solution.status == MipStatus::kError ? kInfinity : solution.bound;
+}
 
-  ModelIncumbent incumbent(model, reduced, deadline);
+// One CBC run on `formulation` (node_limit 0: none), started from the incumbent's best point when there is one;
+// every point CBC finds goes to the incumbent. The second run of mip separates Anderson et al.'s cuts at the root,
+// as mip-cuts does: on the models that reach it they paid for themselves (process_s3 proven in 5.7 s instead of
+// 8.1 s on a loaded machine; at 20 s the bound of process_s4 116.5 instead of 138.6, of design_s3 1.40 instead
+// of 0, of pricing_s3 291.4 instead of 315.7), where on the small models the first run ends without them.
+MipResult run_cbc(const MipFormulation& formulation, const Network& network, const SolveOptions& options,
+                  const Deadline& deadline, const RunControl& control, ModelIncumbent& incumbent, long node_limit,
+                  long nodes_before, bool second_run) {
+  std::unique_ptr<AndersonSeparator> separator;
+  const bool root_cuts = second_run && options.method == Method::kMip;
+  if (options.method == Method::kMipCuts || root_cuts)
+    separator = std::make_unique<AndersonSeparator>(formulation, network);
   MipParameters mip;
   mip.threads = affordable_threads(resolve_threads(options.threads));
   mip.verbose = options.mip.verbose;
   mip.separator = separator.get();
-  mip.cut_frequency = options.mip.cut_frequency;
+  mip.cut_frequency = root_cuts ? kRootOnly : options.mip.cut_frequency;
   mip.primal_heuristics = true;
+  mip.node_limit = node_limit;
+  std::vector<double> start;
+  if (const Eigen::VectorXd u = incumbent.best_u(); u.size() > 0) {
+    start = warm_start(formulation, network, u);
+    mip.start = &start;
+  }
   if (control.on_progress) {
-    mip.on_progress = [&](std::optional<double> best, double bound, long nodes) {
+    mip.on_progress = [&, nodes_before](std::optional<double> best, double bound, long nodes) {
       Progress progress;
       progress.seconds = deadline.elapsed();
-      progress.nodes = nodes;
-      if (best) progress.incumbent = sign * *best;
-      if (std::isfinite(bound)) progress.bound = sign * bound;
+      progress.nodes = nodes_before + nodes;
+      if (best) progress.incumbent = incumbent.sign() * *best;
+      if (std::isfinite(bound)) progress.bound = incumbent.sign() * bound;
       control.on_progress(progress);
     };
   }
@@ -133,24 +195,73 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
     incumbent.offer(std::move(u));
   };
   mip.on_solution = offer_columns;
-  const MipResult solution = make_mip_solver()->solve(formulation.model, deadline, mip);
+  MipResult solution = make_mip_solver()->solve(formulation.model, deadline, mip);
   if (!solution.values.empty()) offer_columns(solution.values.data());
+  return solution;
+}
+
+// The best of kStartSamples samples (the sampling method on the problem with its rows) to the incumbent.
+long offer_samples(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+                   const RunControl& control, ModelIncumbent& incumbent) {
+  SolveOptions sampling = options;
+  sampling.method = Method::kSampling;
+  sampling.sampling.samples = kStartSamples;
+  const SolveResult found = run_sampling(problem, sampling, deadline.share(kStartTimeShare), RunContext(control));
+  if (found.status != SolveStatus::kNoSolution && found.status != SolveStatus::kInfeasible) incumbent.offer(found.x);
+  return found.run.lps;
+}
+
+}  // namespace
+
+MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions& options, const Deadline& deadline) {
+  const Problem problem = model_problem(reduced);
+  return formulate(reduced, options, tightened_bounds(problem, propagated_bounds(problem, options, deadline), deadline));
+}
+
+
+// The first run's node limit: the small models of examples/models/ end within 200 nodes, before the tightening
+// with the rows would cost more than their whole search (on pricing_s2 a second run took 0.25 s, the first alone
+// 0.056 s); process_s3 went from 1.42 s to 1.07 s with the second run (bench/results/models_peers.md).
+ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
+                          const Deadline& deadline, const RunControl& control, long first_run_nodes) {
+  const Network& network = *reduced.composite;
+  const double sign = reduced.objective.sign();
+  const Problem problem = model_problem(reduced);
+  ModelIncumbent incumbent(model, reduced, deadline);
+  const ModelBounds propagated = propagated_bounds(problem, options, deadline);
+  MipFormulation formulation = formulate(reduced, options, propagated);
+  const bool two_runs = !problem.rows.empty();
+  MipResult solution = run_cbc(formulation, network, options, deadline, control, incumbent,
+                               two_runs ? first_run_nodes : 0, 0, false);
+  long nodes = solution.nodes;
+  long lps = 0;
+  double bound = solver_bound(solution);
+  NeuronBounds bounds = propagated.bounds;
+  if (two_runs && !completed(solution) && !deadline.expired()) {
+    lps = offer_samples(problem, options, deadline, control, incumbent);
+    ModelBounds tightened = tightened_bounds(problem, propagated, deadline);
+    formulation = formulate(reduced, options, tightened);
+    solution = run_cbc(formulation, network, options, deadline, control, incumbent, 0, nodes, true);
+    nodes += solution.nodes;
+    bound = std::min(bound, solver_bound(solution));
+    bounds = std::move(tightened.bounds);
+  }
 
   ModelResult out;
   SolveResult& result = out.result;
   result.method = method_name(options.method);
   result.run.seed = options.seed;
-  result.run.threads = mip.threads;
-  result.run.nodes = solution.nodes;
+  result.run.threads = affordable_threads(resolve_threads(options.threads));
+  result.run.nodes = nodes;
+  result.run.lps = lps;
   result.mip.bound_method = bound_method_name(options.mip.bounds.method);
   // Binaries of unstable neurons, as for one network: the integer inputs are the model's own variables.
   const auto integer_inputs = std::count(reduced.integer.begin(), reduced.integer.end(), true);
   result.mip.binaries = formulation.model.num_integer() - static_cast<int>(integer_inputs);
   result.run.concave_neurons = formulation.concave;
   result.mip.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
-  const bool completed = solution.status == MipStatus::kOptimal || solution.status == MipStatus::kInfeasible;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted
-                      : completed            ? StopReason::kCompleted
+                      : completed(solution)  ? StopReason::kCompleted
                                              : StopReason::kTimeLimit;
   out.point = incumbent.best();
   result.trajectory = incumbent.trajectory();
@@ -164,8 +275,8 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   }
   if (result.status == SolveStatus::kInfeasible) return out;
   const std::optional<double> best = out.point ? std::optional(sign * out.point->objective) : std::nullopt;
-  if (const double bound = model_bound(solution, reduced, bounds, best, result); std::isfinite(bound))
-    result.bound = sign * bound;
+  if (const double reported = model_bound(bound, reduced, bounds, best, result); std::isfinite(reported))
+    result.bound = sign * reported;
   close_gap(result);
   result.run.seconds = deadline.elapsed();
   return out;

@@ -13,8 +13,15 @@ namespace reluopt {
 // is rounded on the integer coordinates, mapped to v = R u + r and re-evaluated by evaluate(model, v); the best
 // within model_tolerance(model) is reported. The bound carries a margin for the composite's rounding; the status
 // is infeasible only when CBC proves that the formulation has no point.
+//
+// With output rows or integers, a first CBC run over options.mip.bounds stops after first_run_nodes nodes: the
+// small models end within it. The others go on with a MIP start from 16 samples (region problems with the rows)
+// and the formulation over the box and neuron bounds tightened with the rows and integrality
+// (algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs' bounds hold and the
+// least is reported.
+inline constexpr long kFirstRunNodes = 200;
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
-                          const Deadline& deadline, const RunControl& control);
+                          const Deadline& deadline, const RunControl& control, long first_run_nodes = kFirstRunNodes);
 
 // The big-M formulation of a model over the bounds the MIP methods use (options.mip.bounds), with its output
 // rows and integer inputs: what `reluopt formulate` writes. Maximizes sign * objective.

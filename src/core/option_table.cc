@@ -168,6 +168,10 @@ std::vector<OptionSpec> enhanced_options() {
        {},
        {OptionField<std::string>{"enhanced.prover", [](const SolveOptions& o) { return prover_name(o.enhanced.prover); },
                                  [](SolveOptions& o, const std::string& v) { o.enhanced.prover = parse_prover(v); }}}},
+      {"first_proof", "F",
+       "with --time-limit, the prover first runs alone for at most F of the run; a proof there ends the run",
+       enhanced, {}, OptionRange{.low = 0, .high = 1, .high_open = true, .special = {{0, "no first proof"}}},
+       {RELUOPT_FIELD(enhanced.first_proof)}},
       {"ascent_steps", "N", "gradient steps (a forward and a backward pass) per sample; enhanced with 0: "
        "Algorithm 2 as the paper writes it", {Method::kGradient, Method::kEnhanced}, {}, at_least(0),
        {RELUOPT_FIELD(gradient.ascent_steps)}},

@@ -217,7 +217,10 @@ LpBound ClpLp::maximize(const std::vector<double>& objective, double constant, L
     lp.chgObjCoefficients(objective.data());
     set_clp_limits(lp, stop_, time_limit_seconds);
     if (start == LpStart::kWarmPrimal) {
-      lp.primal();
+      // Keeps CLP's work areas and factorization for the next objective (startFinishOptions 1): the bound
+      // tightenings solve hundreds of these in a row, and the root tightening of a model's rows took a third
+      // less time with them kept (0.21 -> 0.14 s on examples/models/process/process_s3.json).
+      lp.primal(0, 1);
     } else if (start == LpStart::kWarmDual) {
       lp.dual();
     } else {

@@ -167,6 +167,7 @@ TEST(Enhanced, MipShareEndsWithAProvenBound) {
     const double exact = objective.sign() * testing::brute_force_max(net, domain, objective);
     SolveOptions options = enhanced(20, LocalSearch::kFlip, 4);
     options.enhanced.mip_share = 0.5;
+    options.enhanced.first_proof = 0.0;  // the prover at the end (tests/algorithms/first_proof_test.cc: the first)
     RunControl control;
     control.time_limit = 600.0;
     const SolveResult result = solve(net, domain, objective, options, control);
@@ -193,6 +194,7 @@ TEST(Enhanced, BothProversEndWithTheProvenOptimum) {
     const double exact = objective.sign() * testing::brute_force_max(net, domain, objective);
     SolveOptions options = enhanced(20, LocalSearch::kFlip, 4, 2);
     options.enhanced.prover = Prover::kBoth;
+    options.enhanced.first_proof = 0.0;
     RunControl control;
     control.time_limit = 600.0;
     const SolveResult result = solve(net, domain, objective, options, control);

@@ -103,14 +103,16 @@ INSTANTIATE_TEST_SUITE_P(Small, PortfolioSmall,
                                            testing::SmallCase{4, {8}, 2, false, true, 4}),
                          testing::small_case_name);
 
-// A timed default run still hands the last quarter to the prover, which closes the gap on a small network.
+// A timed default run (without its first proof) still hands the last quarter to the prover, which closes the gap on a small network.
 TEST(Portfolio, TimedRunEndsWithTheProvenOptimum) {
   const Network net = testing::random_network(3, {6, 5}, 1, 17);
   const Domain domain = Domain::unit_box(3);
   const double exact = testing::brute_force_max(net, domain, Objective::output(1));
   RunControl control;
   control.time_limit = 600.0;
-  const SolveResult r = solve(net, domain, Objective::output(1), portfolio(2000, 2, 5), control);
+  SolveOptions options = portfolio(2000, 2, 5);
+  options.enhanced.first_proof = 0.0;  // the search first (tests/algorithms/first_proof_test.cc: the first proof)
+  const SolveResult r = solve(net, domain, Objective::output(1), options, control);
   testing::expect_honest(net, domain, Objective::output(1), r);
   ASSERT_TRUE(r.bound.has_value());
   EXPECT_EQ(r.status, SolveStatus::kOptimal);
@@ -149,6 +151,7 @@ TEST(Portfolio, WideTimedRunKeepsTheWalksPointsAndProves) {
   control.time_limit = 300.0;
   SolveOptions options = portfolio(1000000000, 2, 4);
   options.enhanced.mip_share = 0.99;
+  options.enhanced.first_proof = 0.0;
   const SolveResult r = solve(net, domain, Objective::output(1), options, control);
   testing::expect_honest(net, domain, Objective::output(1), r);
   EXPECT_EQ(r.run.threads, 2);

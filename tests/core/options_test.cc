@@ -37,6 +37,7 @@ TEST(Options, DefaultsAndBoundaryValuesAreAccepted) {
   EXPECT_EQ(refusal([](SolveOptions& o) {
               o.threads = kMaxThreads;
               o.enhanced.mip_share = 0.0;
+              o.enhanced.first_proof = 0.0;
               o.enhanced.gap = 0.0;
               o.mip.cut_frequency = -1;
               o.sampling.samples = 1;
@@ -77,6 +78,9 @@ TEST(Options, EachBadNumberNamesFieldFlagAndValue) {
       {[](SolveOptions& o) { o.enhanced.node_limit = -5; }, "enhanced.node_limit", "--node-limit", "-5"},
       {[](SolveOptions& o) { o.enhanced.mip_share = 1.0; }, "enhanced.mip_share", "--mip-share", "1"},
       {[](SolveOptions& o) { o.enhanced.mip_share = kNan; }, "enhanced.mip_share", "--mip-share", "nan"},
+      {[](SolveOptions& o) { o.enhanced.first_proof = 1.0; }, "enhanced.first_proof", "--first-proof", "1"},
+      {[](SolveOptions& o) { o.enhanced.first_proof = -0.5; }, "enhanced.first_proof", "--first-proof", "-0.5"},
+      {[](SolveOptions& o) { o.enhanced.first_proof = kNan; }, "enhanced.first_proof", "--first-proof", "nan"},
       {[](SolveOptions& o) { o.mip.partitions = 0; }, "mip.partitions", "--partitions", "0"},
       {[](SolveOptions& o) { o.mip.bounds.threads = -3; }, "mip.bounds.threads", "--threads", "-3"},
       {[](SolveOptions& o) { o.mip.warm_start_samples = 0; }, "warm_start_samples", "--warm-start-samples", "0"},
