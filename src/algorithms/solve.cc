@@ -121,9 +121,11 @@ bool method_takes_rows(Method method) {
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective, ModelRows rows,
                   const SolveOptions& options, const RunContext& context) {
-  if (network.has_linear_neurons()) {
+  if (network.has_linear_neurons()) {  // as below
     const Network relus = detail::specialize_linear_neurons(network, domain.lower, domain.upper);
-    return detail::map_max_min_result(solve(relus, domain, objective, std::move(rows), options, context), network,
+    SolveOptions fixed = options;
+    fixed.relax_concave = false;
+    return detail::map_max_min_result(solve(relus, domain, objective, std::move(rows), fixed, context), network,
                                       objective);
   }
   if (rows.empty()) return solve(network, domain, objective, options, context);
@@ -139,10 +141,14 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunContext& context) {
-  // Every method takes ReLU networks; the result is re-evaluated on the network as given.
+  // Every method takes ReLU networks; the result is re-evaluated on the network as given. Free concave
+  // neurons gave mip a bound below a point that bab and partition found on a LeakyRelu network (the leaky model
+  // of bench/pwl_verify.py; not yet explained), so these networks keep every neuron's state.
   if (network.has_linear_neurons()) {
     const Network relus = detail::specialize_linear_neurons(network, domain.lower, domain.upper);
-    return detail::map_max_min_result(solve(relus, domain, objective, options, context), network, objective);
+    SolveOptions fixed = options;
+    fixed.relax_concave = false;
+    return detail::map_max_min_result(solve(relus, domain, objective, fixed, context), network, objective);
   }
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
