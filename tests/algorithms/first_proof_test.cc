@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "algorithms/model_brute_force.h"
+#include "algorithms/solve_in_context.h"
 #include "reluopt/solve.h"
 #include "test_networks.h"
 
@@ -91,7 +92,8 @@ TEST(FirstProof, AnUnfinishedFirstProofJoinsTheSearch) {
   EXPECT_DOUBLE_EQ(result.trajectory.back().second, result.objective);
 }
 
-// With a model's rows and integers the first proof is the model MIP: the oracle's answer, before any sample.
+// With a model's rows and integers the first proof is the mip method's model MIP: the oracle's answer, before any
+// sample.
 TEST(FirstProof, AModelsRowsAreProvenByTheModelMip) {
   using R = Reference;
   Model m;
@@ -107,6 +109,26 @@ TEST(FirstProof, AModelsRowsAreProvenByTheModelMip) {
   EXPECT_EQ(got.result.prover, "mip");
   EXPECT_EQ(got.result.sampling.samples, 0);
   EXPECT_GT(got.result.mip.binaries, 0);
+}
+
+// The same through the composite's API (solve with ModelRows): the first proof is the MIP with the rows, and it
+// proves the optimum bab proves.
+TEST(FirstProof, RowsOnOutputsAreProvenByTheirMip) {
+  const Network net = testing::random_network(3, {6, 5}, 2, 9);
+  const Domain domain = Domain::unit_box(3);
+  const Objective objective = Objective::output(2);
+  const double cap = net.forward(Eigen::Vector3d(0.5, 0.5, 0.5))[1];
+  const ModelRows rows{Eigen::RowVector2d(0.0, 1.0), Eigen::VectorXd::Constant(1, cap), {}};
+  const SolveResult got = solve(net, domain, objective, rows, timed_default(), RunContext(long_limit()));
+  SolveOptions bab = timed_default();
+  bab.method = Method::kBab;
+  const SolveResult reference = solve(net, domain, objective, rows, bab, RunContext(long_limit()));
+  ASSERT_EQ(reference.status, SolveStatus::kOptimal);
+  EXPECT_EQ(got.status, SolveStatus::kOptimal);
+  EXPECT_EQ(got.prover, "mip");
+  EXPECT_EQ(got.sampling.samples, 0);
+  EXPECT_NEAR(got.objective, reference.objective, 1e-6 * std::max(1.0, std::abs(reference.objective)));
+  EXPECT_LE(net.forward(got.x)[1], cap + 1e-6);
 }
 
 }  // namespace
