@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "algorithms/model_mip.h"
+#include "algorithms/model_objective.h"
 #include "core/model_reduction.h"
 #include "core/number_text.h"
 #include "formulation/model_file.h"
@@ -90,7 +91,7 @@ int run_formulate(const CliOptions& options, const Model& model, double time_lim
   const std::string& path = *options.problem_file;
   const ReducedModel reduced = [&] {
     try {
-      return reduce(model);
+      return with_linear_objective(reduce(model));
     } catch (const Error& e) {
       throw Error("problem file '" + path + "': " + e.what());
     }

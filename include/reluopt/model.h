@@ -76,7 +76,14 @@ struct Model {
   std::vector<NetworkUse> networks;
   std::vector<LinearConstraint> constraints;
   LinearExpr objective;
+  // A max-min objective max_k min_l objective_disjuncts[k][l] in place of `objective` when not empty: a safety
+  // margin, or the worst case over scenarios (docs/PROBLEM.md). `objective` is then left empty.
+  std::vector<std::vector<LinearExpr>> objective_disjuncts;
   Sense sense = Sense::kMaximize;
+
+  bool has_max_min_objective() const { return !objective_disjuncts.empty(); }
+  // The linear expressions the objective is made of: `objective`, or every term of the max-min objective.
+  std::vector<const LinearExpr*> objective_exprs() const;
 
   int num_variables() const;
   // Where block `block` starts in the concatenated variable vector v.

@@ -8,10 +8,10 @@ states a model around networks: variables, networks fed by them, linear constrai
 """
 from ._core import Error, __version__, abandoned_solver_threads
 from ._evt import EvtReport, evt
-from ._expr import Constraint, LinearExpr, Vector
+from ._expr import Constraint, LinearExpr, MaxMinExpr, Vector, maximum, minimum
 from ._model import Model, ModelResult, read_problem
 from ._solve import Result, method_names, option_names, option_table, solve
 
-__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "Model", "ModelResult", "Result", "Vector",
-           "__version__", "abandoned_solver_threads", "evt", "method_names", "option_names",
-           "option_table", "read_problem", "solve"]
+__all__ = ["Constraint", "Error", "EvtReport", "LinearExpr", "MaxMinExpr", "Model", "ModelResult", "Result",
+           "Vector", "__version__", "abandoned_solver_threads", "evt", "maximum", "method_names", "minimum",
+           "option_names", "option_table", "read_problem", "solve"]

@@ -59,6 +59,12 @@ class LinearExpr:
     def __ge__(self, other: Any) -> Constraint: ...
     def __eq__(self, other: Any) -> Constraint: ...  # type: ignore[override]
 
+class MaxMinExpr:
+    disjuncts: list[list[LinearExpr]]
+
+def minimum(*exprs: Any) -> MaxMinExpr: ...
+def maximum(*exprs: Any) -> MaxMinExpr: ...
+
 class Constraint:
     expr: LinearExpr
     sense: str
@@ -83,7 +89,7 @@ class Model:
     networks: dict[str, Vector]
     source: str
     sense: str
-    objective: LinearExpr
+    objective: Union[LinearExpr, MaxMinExpr]
     constraints: list[Constraint]
     def __init__(self, sense: str = ...) -> None: ...
     def add_variables(self, size: Optional[int] = ..., lower: Any = ..., upper: Any = ..., integer: Any = ...,

@@ -164,6 +164,51 @@ class Constraint:
         return f"Constraint({self.expr!r} {self.sense} {self.rhs:g})"
 
 
+class MaxMinExpr:
+    """max_k min_l of linear expressions (disjunct k, term l): a safety margin, or the worst case over scenarios.
+    Built by reluopt.minimum and reluopt.maximum; Model.maximize and Model.minimize take it."""
+
+    def __init__(self, disjuncts: list[list[LinearExpr]]):
+        self.disjuncts = disjuncts
+        self.model = None
+        for disjunct in disjuncts:
+            for term in disjunct:
+                self.model = _model_of(self.model, term.model)
+
+    def __repr__(self) -> str:
+        return "max(" + ", ".join("min(" + ", ".join(repr(t) for t in d) + ")" for d in self.disjuncts) + ")"
+
+
+def _expressions(args: tuple, what: str) -> list:
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    if not args:
+        raise Error(f"{what} needs at least one expression")
+    return list(args)
+
+
+def minimum(*exprs: Any) -> MaxMinExpr:
+    """min of linear expressions (or numbers), for an objective: ``m.maximize(reluopt.minimum(y[0] - y[1],
+    y[0] - y[2]))`` maximizes the margin of output 0 over the others."""
+    terms = []
+    for e in _expressions(exprs, "reluopt.minimum"):
+        if isinstance(e, MaxMinExpr):
+            if len(e.disjuncts) != 1:
+                raise Error("reluopt.minimum takes linear expressions and minimum(...) of them, not a maximum")
+            terms.extend(e.disjuncts[0])
+        else:
+            terms.append(as_expr(e))
+    return MaxMinExpr([terms])
+
+
+def maximum(*exprs: Any) -> MaxMinExpr:
+    """max of linear expressions and of reluopt.minimum(...) of them, for an objective."""
+    disjuncts = []
+    for e in _expressions(exprs, "reluopt.maximum"):
+        disjuncts.extend(e.disjuncts if isinstance(e, MaxMinExpr) else [[as_expr(e)]])
+    return MaxMinExpr(disjuncts)
+
+
 def _key_name(model: Any, key: Key) -> str:
     kind, index, coordinate = key
     if model is None:

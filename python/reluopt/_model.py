@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _core
 from ._core import Error
-from ._expr import OUTPUT, VARIABLE, Constraint, LinearExpr, Vector, as_expr, optional_name
+from ._expr import OUTPUT, VARIABLE, Constraint, LinearExpr, MaxMinExpr, Vector, as_expr, optional_name
 from ._models import to_core_model
 from ._progress import make_progress
 from ._solve import _SENSES, Result, returned, run_settings
@@ -146,11 +146,18 @@ class Model:
     add_constraints = add_constraint
 
     def set_objective(self, expr: Any, sense: Optional[str] = None) -> None:
-        """The objective, a linear expression (a number: find a feasible point), and optionally the sense."""
-        expr = as_expr(expr)
-        if expr.model is not None and expr.model is not self:
-            raise Error("the objective is over the variables of another model")
-        self._objective = LinearExpr(self, dict(expr.terms), expr.constant)
+        """The objective, a linear expression (a number: find a feasible point) or a max-min of them
+        (reluopt.minimum, reluopt.maximum), and optionally the sense."""
+        if isinstance(expr, MaxMinExpr):
+            if expr.model is not None and expr.model is not self:
+                raise Error("the objective is over the variables of another model")
+            self._objective = MaxMinExpr([[LinearExpr(self, dict(t.terms), t.constant) for t in d]
+                                          for d in expr.disjuncts])
+        else:
+            expr = as_expr(expr)
+            if expr.model is not None and expr.model is not self:
+                raise Error("the objective is over the variables of another model")
+            self._objective = LinearExpr(self, dict(expr.terms), expr.constant)
         if sense is not None:
             self._sense = self._checked_sense(sense)
 
@@ -165,7 +172,7 @@ class Model:
         return self._sense
 
     @property
-    def objective(self) -> LinearExpr:
+    def objective(self) -> Union[LinearExpr, MaxMinExpr]:
         return self._objective
 
     @property
@@ -183,8 +190,14 @@ class Model:
                 "networks": self._uses if networks is None else networks,
                 "constraints": [{"name": c.name, "terms": terms(c.expr), "sense": c.sense, "rhs": c.rhs}
                                 for c in rows],
-                "objective": {"terms": terms(self._objective) if objective else [],
-                              "constant": self._objective.constant if objective else 0.0}}
+                "objective": self._objective_spec(terms) if objective else {"terms": [], "constant": 0.0}}
+
+    def _objective_spec(self, terms: Callable[[LinearExpr], list]) -> dict:
+        if isinstance(self._objective, MaxMinExpr):
+            return {"terms": [], "constant": 0.0,
+                    "disjuncts": [[{"terms": terms(t), "constant": t.constant} for t in d]
+                                  for d in self._objective.disjuncts]}
+        return {"terms": terms(self._objective), "constant": self._objective.constant}
 
     def solve(self, method: str = "enhanced", time_limit: Optional[float] = None, threads: Optional[int] = None,
               seed: int = 0, progress: Union[None, bool, Callable[[dict], Any]] = None, record_values: bool = False,
@@ -274,7 +287,11 @@ def read_problem(path: Union[str, os.PathLike]) -> Model:
         model.networks[use["name"]] = Vector(model, OUTPUT, k, list(range(use["network"].output_dim)))
     for c in spec["constraints"]:
         model._constraints.append(_constraint(model, c))
-    model._objective = LinearExpr(model, _terms(spec["objective"]["terms"]), spec["objective"]["constant"])
+    objective = spec["objective"]
+    model._objective = LinearExpr(model, _terms(objective["terms"]), objective["constant"])
+    if "disjuncts" in objective:
+        model._objective = MaxMinExpr([[LinearExpr(model, _terms(t["terms"]), t["constant"]) for t in d]
+                                       for d in objective["disjuncts"]])
     return model
 
 

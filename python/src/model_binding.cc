@@ -106,6 +106,12 @@ Model make_model(const py::dict& spec) {
   }
   const py::handle objective = spec["objective"];
   model.objective = make_expr(objective["terms"], objective["constant"].cast<double>());
+  if (objective.contains("disjuncts"))
+    for (const py::handle disjunct : objective["disjuncts"]) {
+      model.objective_disjuncts.emplace_back();
+      for (const py::handle term : disjunct)
+        model.objective_disjuncts.back().push_back(make_expr(term["terms"], term["constant"].cast<double>()));
+    }
   model.validate();
   return model;
 }
@@ -133,8 +139,18 @@ py::dict model_spec(const Model& model) {
   spec["variables"] = variables;
   spec["networks"] = networks;
   spec["constraints"] = constraints;
-  spec["objective"] = py::dict(py::arg("terms") = expr_terms(model.objective),
-                               py::arg("constant") = model.objective.constant);
+  py::dict objective(py::arg("terms") = expr_terms(model.objective), py::arg("constant") = model.objective.constant);
+  if (model.has_max_min_objective()) {
+    py::list disjuncts;
+    for (const std::vector<LinearExpr>& disjunct : model.objective_disjuncts) {
+      py::list terms;
+      for (const LinearExpr& term : disjunct)
+        terms.append(py::dict(py::arg("terms") = expr_terms(term), py::arg("constant") = term.constant));
+      disjuncts.append(terms);
+    }
+    objective["disjuncts"] = disjuncts;
+  }
+  spec["objective"] = objective;
   return spec;
 }
 

@@ -20,7 +20,7 @@ LoadedModel load_model(const pybind11::object& model, const std::string& name);
 //    "networks": [{"name", "network": Network, "input": [index into v, ...], "source": path or ""}],
 //    "constraints": [{"name", "terms": [(kind, index, coordinate, coefficient), ...], "sense": "<=" | ">=" | "==",
 //                     "rhs"}],
-//    "objective": {"terms": [...], "constant"}}
+//    "objective": {"terms": [...], "constant", optionally "disjuncts": [[{"terms", "constant"}, ...], ...]}}
 // where kind is 0 for a variable (index: the block) and 1 for a network output (index: the network).
 void bind_model(pybind11::module_& m);
 

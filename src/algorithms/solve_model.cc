@@ -7,6 +7,7 @@
 #include "algorithms/first_proof.h"
 #include "algorithms/mip.h"
 #include "algorithms/model_mip.h"
+#include "algorithms/model_objective.h"
 #include "algorithms/solve_in_context.h"
 #include "core/model_reduction.h"
 #include "lp/domain_rows.h"
@@ -89,10 +90,9 @@ ModelResult run_default_on_model(const Model& model, const ReducedModel& reduced
   SolveOptions mip_options = options;
   mip_options.method = Method::kMip;
   ModelResult first = run_model_mip(model, reduced, mip_options, deadline.share(options.enhanced.first_proof), control);
-  first.result.method = method_name(Method::kEnhanced);
   first.result.prover = prover_name(Prover::kMip);
   if (proven(first.result) || deadline.expired()) {
-    first.result.run.seconds = deadline.elapsed();
+    first.result = first_proof_result(std::move(first.result), deadline);
     return first;
   }
   SolveOptions rest_options = options;
@@ -136,8 +136,11 @@ double model_tolerance(const Model& model) {
 
 ModelResult solve(const Model& model, const SolveOptions& options, const RunControl& control) {
   validate_options(options, control.time_limit);
-  const ReducedModel reduced = reduce(model);
+  ReducedModel reduced = reduce(model);
   if (variables_admit_no_point(reduced.domain)) return infeasible_result(options);
+  // solve() compiles a max-min objective itself, but not beside rows or integers, and the model MIP needs a
+  // linear one.
+  if (needs_mip(reduced) || is_mip_method(options.method)) reduced = with_linear_objective(std::move(reduced));
   if (first_proof_on_model(reduced, options, control)) return run_default_on_model(model, reduced, options, control);
   if (!is_mip_method(options.method) || (reduced.plain() && !needs_mip(reduced)))
     return run_on_composite(model, reduced, options, control);

@@ -40,7 +40,13 @@ using Combination = std::vector<std::pair<int, double>>;
 
 // One ReLU layer that halves every group of more than one value (or passes a group of one value through).
 // Appends the layer to `layers` and returns the groups as expressions over its outputs.
-Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& layers) {
+// Values in `carried` pass the layer as one neuron relu(v - L) each, which is v - L wherever v >= L.
+struct Carried {
+  std::vector<Expression> values;
+  Eigen::VectorXd lower;  // L
+};
+
+Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& layers, Carried& carried) {
   std::vector<Expression> rows;
   std::vector<std::vector<Combination>> combos(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -59,6 +65,11 @@ Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& lay
                            {difference, op == Reduce::kMin ? -1.0 : 1.0}});
     }
   }
+  const std::size_t first_carried = rows.size();
+  for (std::size_t i = 0; i < carried.values.size(); ++i) {
+    add_neuron(rows, carried.values[i], 1.0);
+    rows.back().constant -= carried.lower[static_cast<Eigen::Index>(i)];
+  }
   const Eigen::Index width = static_cast<Eigen::Index>(rows.size());
   DenseLayer layer{Eigen::MatrixXd(width, rows.front().weights.size()), Eigen::VectorXd(width)};
   for (Eigen::Index r = 0; r < width; ++r) {
@@ -73,6 +84,11 @@ Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& lay
       for (const auto& [neuron, coefficient] : combination) value.weights[neuron] += coefficient;
       out[g].push_back(std::move(value));
     }
+  for (std::size_t i = 0; i < carried.values.size(); ++i) {
+    Expression value{Eigen::RowVectorXd::Zero(width), carried.lower[static_cast<Eigen::Index>(i)]};
+    value.weights[static_cast<Eigen::Index>(first_carried + i)] = 1.0;
+    carried.values[i] = std::move(value);
+  }
   return out;
 }
 
@@ -96,6 +112,43 @@ bool reduced(const std::vector<std::size_t>& sizes) {
   return std::all_of(sizes.begin(), sizes.end(), [](std::size_t n) { return n <= 1; });
 }
 
+// compile_max_min, carrying the outputs y through the appended layers when `carry_lower` is given.
+std::optional<MaxMinNetwork> compile(const Network& network, const Objective& objective, const Deadline& deadline,
+                                     const Eigen::VectorXd* carry_lower) {
+  const DenseLayer& out = network.output_layer();
+  std::vector<DenseLayer> layers(network.layers().begin(), network.layers().end() - 1);
+  Carried carried;
+  if (carry_lower != nullptr) {
+    carried.lower = *carry_lower;
+    for (Eigen::Index i = 0; i < out.weights.rows(); ++i) carried.values.push_back({out.weights.row(i), out.bias[i]});
+  }
+  Groups groups;
+  for (const std::vector<ObjectiveTerm>& disjunct : objective.terms()) {
+    groups.emplace_back();
+    for (const ObjectiveTerm& term : disjunct)
+      groups.back().push_back({term.weights.transpose() * out.weights, term.weights.dot(out.bias) + term.constant});
+  }
+  for (; !reduced(groups); groups = reduce_once(groups, Reduce::kMin, layers, carried))
+    if (deadline.expired()) return std::nullopt;
+  Groups disjuncts(1);
+  for (std::vector<Expression>& values : groups) disjuncts[0].push_back(std::move(values[0]));
+  for (; !reduced(disjuncts); disjuncts = reduce_once(disjuncts, Reduce::kMax, layers, carried))
+    if (deadline.expired()) return std::nullopt;
+  std::vector<Expression> outputs{disjuncts[0][0]};
+  outputs.insert(outputs.end(), carried.values.begin(), carried.values.end());
+  DenseLayer last{Eigen::MatrixXd(static_cast<Eigen::Index>(outputs.size()), outputs[0].weights.size()),
+                  Eigen::VectorXd(static_cast<Eigen::Index>(outputs.size()))};
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    last.weights.row(static_cast<Eigen::Index>(i)) = outputs[i].weights;
+    last.bias[static_cast<Eigen::Index>(i)] = outputs[i].constant;
+  }
+  layers.push_back(std::move(last));
+  Objective linear = Objective::output(static_cast<int>(outputs.size()), 0);
+  linear.sense = objective.sense;
+  linear.description = objective.description;
+  return MaxMinNetwork{Network(std::move(layers)), std::move(linear)};
+}
+
 }  // namespace
 
 MaxMinNetwork compile_max_min(const Network& network, const Objective& objective) {
@@ -104,27 +157,14 @@ MaxMinNetwork compile_max_min(const Network& network, const Objective& objective
 
 std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
                                              const Deadline& deadline) {
-  const DenseLayer& out = network.output_layer();
-  std::vector<DenseLayer> layers(network.layers().begin(), network.layers().end() - 1);
-  Groups groups;
-  for (const std::vector<ObjectiveTerm>& disjunct : objective.terms()) {
-    groups.emplace_back();
-    for (const ObjectiveTerm& term : disjunct)
-      groups.back().push_back({term.weights.transpose() * out.weights, term.weights.dot(out.bias) + term.constant});
-  }
-  for (; !reduced(groups); groups = reduce_once(groups, Reduce::kMin, layers))
-    if (deadline.expired()) return std::nullopt;
-  Groups disjuncts(1);
-  for (std::vector<Expression>& values : groups) disjuncts[0].push_back(std::move(values[0]));
-  for (; !reduced(disjuncts); disjuncts = reduce_once(disjuncts, Reduce::kMax, layers))
-    if (deadline.expired()) return std::nullopt;
-  const Expression& top = disjuncts[0][0];
-  layers.push_back(DenseLayer{top.weights, Eigen::VectorXd::Constant(1, top.constant)});
-  Objective linear = Objective::output(1, 0);
-  linear.sense = objective.sense;
-  linear.description = objective.description;
-  return MaxMinNetwork{Network(std::move(layers)), std::move(linear)};
+  return compile(network, objective, deadline, nullptr);
 }
+
+MaxMinNetwork compile_max_min_carrying(const Network& network, const Objective& objective,
+                                       const Eigen::VectorXd& lower) {
+  return *compile(network, objective, Deadline(), &lower);
+}
+
 
 double max_min_bytes(Eigen::Index width, const std::vector<std::size_t>& terms) {
   constexpr double kDouble = sizeof(double);

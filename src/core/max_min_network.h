@@ -28,6 +28,12 @@ MaxMinNetwork compile_max_min(const Network& network, const Objective& objective
 std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
                                              const Deadline& deadline);
 
+// compile_max_min that also carries the network's outputs y through the appended layers, one neuron
+// relu(y_i - L_i) + L_i each, so that the compiled network's outputs are [g; y] and rows on y stay rows on its
+// outputs 1.. . Exact wherever y >= L: `lower` must bound y from below on the domain with room for rounding.
+MaxMinNetwork compile_max_min_carrying(const Network& network, const Objective& objective,
+                                       const Eigen::VectorXd& lower);
+
 // The bytes compile_max_min takes for the max-min layers (their weights, and its largest temporaries) when the
 // network's last hidden layer has `width` neurons and disjunct k has terms[k] terms; computed from the counts
 // alone, so that a caller can refuse or split an objective before anything is allocated. The layers' widths

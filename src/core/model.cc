@@ -132,6 +132,22 @@ double evaluate_expr(const Model& model, const LinearExpr& expr, const Eigen::Ve
   return value;
 }
 
+// The objective at v: the linear expression, or max_k min_l of the max-min objective's terms.
+double objective_value(const Model& model, const Eigen::VectorXd& v, const std::vector<Eigen::VectorXd>& outputs) {
+  if (!model.has_max_min_objective()) return evaluate_expr(model, model.objective, v, outputs);
+  double best = -std::numeric_limits<double>::infinity();
+  for (const std::vector<LinearExpr>& disjunct : model.objective_disjuncts) {
+    double worst = std::numeric_limits<double>::infinity();
+    for (const LinearExpr& term : disjunct) {
+      const double value = evaluate_expr(model, term, v, outputs);
+      if (!std::isfinite(value)) return value;  // min() and max() would pass over a NaN
+      worst = std::min(worst, value);
+    }
+    best = std::max(best, worst);
+  }
+  return best;
+}
+
 }  // namespace
 
 bool LinearExpr::has_outputs() const {
@@ -172,6 +188,23 @@ void Model::validate() const {
     if (std::abs(rhs) > kMaxMagnitude) throw Error(where + ": the right-hand side " + number(rhs) + beyond());
   }
   validate_expr(*this, objective, "objective");
+  if (!has_max_min_objective()) return;
+  if (!objective.terms.empty() || objective.constant != 0.0)
+    throw Error("objective: give terms or disjuncts, not both");
+  for (std::size_t k = 0; k < objective_disjuncts.size(); ++k) {
+    const std::string where = "objective: disjunct " + std::to_string(k);
+    if (objective_disjuncts[k].empty()) throw Error(where + " has no terms");
+    for (std::size_t l = 0; l < objective_disjuncts[k].size(); ++l)
+      validate_expr(*this, objective_disjuncts[k][l], where + ", term " + std::to_string(l));
+  }
+}
+
+std::vector<const LinearExpr*> Model::objective_exprs() const {
+  std::vector<const LinearExpr*> exprs;
+  if (!has_max_min_objective()) exprs.push_back(&objective);
+  for (const std::vector<LinearExpr>& disjunct : objective_disjuncts)
+    for (const LinearExpr& term : disjunct) exprs.push_back(&term);
+  return exprs;
 }
 
 ModelPoint evaluate(const Model& model, const Eigen::VectorXd& v) {
@@ -186,7 +219,7 @@ ModelPoint evaluate(const Model& model, const Eigen::VectorXd& v) {
     for (std::size_t j = 0; j < use.input.size(); ++j) input[static_cast<Eigen::Index>(j)] = v[use.input[j]];
     point.outputs.push_back(use.network->forward(input));
   }
-  point.objective = evaluate_expr(model, model.objective, v, point.outputs);
+  point.objective = objective_value(model, v, point.outputs);
   double& worst = point.max_violation;
   for (std::size_t b = 0, i = 0; b < model.variables.size(); ++b) {
     const VariableBlock& block = model.variables[b];

@@ -163,7 +163,7 @@ Carry carry_sets(const Model& model, const Layout& places) {
       if (term.ref.kind == Reference::Kind::kVariable)
         emit[static_cast<std::size_t>(model.offset(term.ref.index) + term.ref.coordinate)] = true;
   };
-  mark(model.objective);
+  for (const LinearExpr* expr : model.objective_exprs()) mark(*expr);
   for (const LinearConstraint& c : model.constraints)
     if (c.expr.has_outputs()) mark(c.expr);
   carry = emit;
@@ -294,7 +294,9 @@ Network composite_network(const Model& model, const Substitution& input, const D
 }
 
 bool is_plain(const Model& model, const Substitution& input) {
-  if (model.networks.size() != 1 || model.objective.has_variables()) return false;
+  if (model.networks.size() != 1) return false;
+  for (const LinearExpr* expr : model.objective_exprs())
+    if (expr->has_variables()) return false;
   std::vector<int> all(static_cast<std::size_t>(model.num_variables()));
   std::iota(all.begin(), all.end(), 0);
   if (model.networks[0].input != all || input.free != all) return false;
@@ -401,6 +403,23 @@ double ReducedModel::output_violation(const Eigen::VectorXd& y) const {
   return std::max(0.0, (output_rows * y - output_rhs).maxCoeff());
 }
 
+// The objective over y: linear, or the max-min objective of the terms' rows.
+Objective reduced_objective(const Model& model, const ReducedModel& reduced) {
+  if (!model.has_max_min_objective()) {
+    Objective objective;
+    objective.sense = model.sense;
+    objective.weights = output_row(model, reduced, model.objective);
+    objective.constant = model.objective.constant;
+    return objective;
+  }
+  std::vector<std::vector<ObjectiveTerm>> disjuncts;
+  for (const std::vector<LinearExpr>& disjunct : model.objective_disjuncts) {
+    disjuncts.emplace_back();
+    for (const LinearExpr& term : disjunct) disjuncts.back().push_back({output_row(model, reduced, term), term.constant});
+  }
+  return Objective::max_min(std::move(disjuncts), model.sense);
+}
+
 ReducedModel reduce(const Model& model) {
   model.validate();
   ReducedModel reduced;
@@ -419,11 +438,8 @@ ReducedModel reduce(const Model& model) {
     reduced.composite = std::make_shared<const Network>(
         detail::specialize_linear_neurons(*reduced.composite, reduced.domain.lower, reduced.domain.upper));
   add_constraint_rows(model, input, box, reduced);
-  Objective& objective = reduced.objective;
-  objective.sense = model.sense;
-  objective.weights = output_row(model, reduced, model.objective);
-  objective.constant = model.objective.constant;
-  objective.description = std::string(model.sense == Sense::kMaximize ? "maximize" : "minimize") +
+  reduced.objective = reduced_objective(model, reduced);
+  reduced.objective.description = std::string(model.sense == Sense::kMaximize ? "maximize" : "minimize") +
                           " the problem's objective";
   reduced.domain.validate(reduced.domain.dim());
   return reduced;

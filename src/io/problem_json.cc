@@ -52,6 +52,8 @@ class ProblemReader {
   Reference read_reference(const std::string& text, const std::string& where) const;
   LinearExpr read_terms(const json& item, const std::string& where) const;
   LinearConstraint read_constraint(const json& item, std::size_t i) const;
+  LinearExpr read_expr(const json& item, const std::string& where) const;
+  void read_objective(const json& objective);
   Sense read_sense(const json& doc) const;
 
   std::string file_, directory_;
@@ -273,6 +275,34 @@ LinearConstraint ProblemReader::read_constraint(const json& item, std::size_t i)
   return c;
 }
 
+// {"terms": {...}, "constant": c}, an expression of the objective (`where` names it).
+LinearExpr ProblemReader::read_expr(const json& item, const std::string& where) const {
+  check_keys(item, {"terms", "constant"}, where);
+  LinearExpr expr = read_terms(item, where);
+  if (item.contains("constant")) expr.constant = number(item.at("constant"), where, "key 'constant'");
+  return expr;
+}
+
+// A linear objective {"terms", "constant"}, or a max-min one {"disjuncts": [[expr, ...], ...]}.
+void ProblemReader::read_objective(const json& objective) {
+  if (!objective.is_object() || !objective.contains("disjuncts")) {
+    model_.objective = read_expr(objective, "objective");
+    return;
+  }
+  check_keys(objective, {"disjuncts"}, "objective");
+  const json& disjuncts = objective.at("disjuncts");
+  if (!disjuncts.is_array() || disjuncts.empty())
+    fail("objective", "key 'disjuncts' must be a non-empty array of arrays of terms");
+  for (std::size_t k = 0; k < disjuncts.size(); ++k) {
+    const std::string where = "objective: disjunct " + std::to_string(k);
+    if (!disjuncts[k].is_array() || disjuncts[k].empty())
+      fail(where, "must be a non-empty array of {\"terms\": ..., \"constant\": ...}");
+    model_.objective_disjuncts.emplace_back();
+    for (std::size_t l = 0; l < disjuncts[k].size(); ++l)
+      model_.objective_disjuncts.back().push_back(read_expr(disjuncts[k][l], where + ", term " + std::to_string(l)));
+  }
+}
+
 Sense ProblemReader::read_sense(const json& doc) const {
   const json& sense = required(doc, "sense", "the top level");
   if (sense == "max" || sense == "maximize") return Sense::kMaximize;
@@ -302,11 +332,7 @@ Model ProblemReader::read(const json& doc) {
   }
   const json& constraints = doc.contains("constraints") ? doc.at("constraints") : none;
   for (std::size_t c = 0; c < constraints.size(); ++c) model_.constraints.push_back(read_constraint(constraints[c], c));
-  const json& objective = required(doc, "objective", "the top level");
-  check_keys(objective, {"terms", "constant"}, "objective");
-  model_.objective = read_terms(objective, "objective");
-  if (objective.contains("constant"))
-    model_.objective.constant = number(objective.at("constant"), "objective", "key 'constant'");
+  read_objective(required(doc, "objective", "the top level"));
   try {
     model_.validate();
   } catch (const Error& e) {
@@ -409,7 +435,18 @@ std::string model_to_json(const Model& model, const std::string& directory) {
     item[keys[static_cast<int>(c.sense)]] = c.rhs - c.expr.constant;
     constraints.push_back(item);
   }
-  const ordered objective{{"terms", terms_json(model, model.objective)}, {"constant", model.objective.constant}};
+  const auto expr_json = [&](const LinearExpr& expr) {
+    return ordered{{"terms", terms_json(model, expr)}, {"constant", expr.constant}};
+  };
+  ordered objective = expr_json(model.objective);
+  if (model.has_max_min_objective()) {
+    ordered disjuncts = ordered::array();
+    for (const std::vector<LinearExpr>& disjunct : model.objective_disjuncts) {
+      disjuncts.push_back(ordered::array());
+      for (const LinearExpr& term : disjunct) disjuncts.back().push_back(expr_json(term));
+    }
+    objective = ordered{{"disjuncts", disjuncts}};
+  }
   return std::string("{\"sense\": \"") + (model.sense == Sense::kMaximize ? "max" : "min") + "\",\n" +
          item_lines("variables", blocks) + ",\n" + item_lines("networks", networks) + ",\n" +
          item_lines("constraints", constraints) + ",\n \"objective\": " + objective.dump() + "}\n";

@@ -103,6 +103,26 @@ TEST(ProblemJson, RoundTrip) {
   EXPECT_EQ(written["constraints"][1]["=="], 0.0);
 }
 
+// A max-min objective is read term by term, written back as read, and evaluate() takes max_k min_l.
+TEST(ProblemJson, MaxMinObjectiveRoundTrip) {
+  json doc = pricing_json();
+  doc["objective"] = json::parse(R"({"disjuncts": [[{"terms": {"demand[0]": 1, "x[0]": -0.3}, "constant": 2},
+                                                    {"terms": {"spread[0]": 2}}],
+                                                   [{"terms": {"z[0]": -0.01}, "constant": 1}]]})");
+  const Model m = read_text(doc.dump());
+  ASSERT_EQ(m.objective_disjuncts.size(), 2u);
+  EXPECT_EQ(m.objective_disjuncts[0].size(), 2u);
+  EXPECT_EQ(m.objective_disjuncts[0][0].constant, 2.0);
+  const std::string text = model_to_json(m, kDirectory);
+  std::istringstream in(text);
+  const Model back = detail::read_problem_json(in, "written.json", kDirectory);
+  EXPECT_EQ(model_to_json(back, kDirectory), text);
+  const Eigen::Vector4d v(1, 0.25, 2, 3);
+  const ModelPoint p = evaluate(back, v);
+  const double a = p.outputs[0][0] - 0.3 * v[0] + 2.0, b = 2.0 * p.outputs[2][0], c = -0.01 * v[3] + 1.0;
+  EXPECT_DOUBLE_EQ(p.objective, std::max(std::min(a, b), c));
+}
+
 TEST(ProblemJson, NetworkWithoutAFileCannotBeWritten) {
   Model m = read_problem_json(kPricing);
   m.networks[2].source.clear();
@@ -203,6 +223,18 @@ TEST(ProblemJson, EveryErrorNamesItsEntryAndKey) {
        "objective: unknown key 'weights' (the keys are 'terms', 'constant')"},
       {"constant", [](json& d) { d["objective"]["constant"] = "inf"; },
        "objective: key 'constant' is not finite: \"inf\""},
+      {"terms and disjuncts", [](json& d) { d["objective"]["disjuncts"] = json::parse(R"([[{"terms": {}}]])"); },
+       "objective: unknown key 'constant' (the keys are 'disjuncts')"},
+      {"no disjunct", [](json& d) { d["objective"] = json::parse(R"({"disjuncts": []})"); },
+       "objective: key 'disjuncts' must be a non-empty array of arrays of terms"},
+      {"empty disjunct", [](json& d) { d["objective"] = json::parse(R"({"disjuncts": [[{"terms": {}}], []]})"); },
+       "objective: disjunct 1: must be a non-empty array of {\"terms\": ..., \"constant\": ...}"},
+      {"disjunct term key",
+       [](json& d) { d["objective"] = json::parse(R"({"disjuncts": [[{"terms": {}}, {"weights": [1]}]]})"); },
+       "objective: disjunct 0, term 1: unknown key 'weights' (the keys are 'terms', 'constant')"},
+      {"disjunct reference",
+       [](json& d) { d["objective"] = json::parse(R"({"disjuncts": [[{"terms": {"demand[2]": 1}}]]})"); },
+       "objective: disjunct 0, term 0: 'demand[2]' is outside network 'demand' (1 output)"},
   };
   for (const BadFile& c : cases) {
     SCOPED_TRACE(c.what);

@@ -164,6 +164,36 @@ def test_infeasible():
     assert res.to_dict()["variables"] == {} and res.to_dict()["networks"] == {}
 
 
+@pytest.mark.parametrize("sense", ["max", "min"])
+def test_max_min_objective_matches_enumeration(sense, tmp_path):
+    """maximum(minimum(...), ...) over the model's rows, against every integer point; written and read back."""
+    cap = median_y0()
+    m, x, z, y = build(cap, sense)
+    m.set_objective(reluopt.maximum(reluopt.minimum(y[1] - 0.3 * x[0], y[0] + 1), 0.1 * z[0] - 2))
+
+    def value(y_, x0, z0):
+        return max(min(y_[1] - 0.3 * x0, y_[0] + 1), 0.1 * z0 - 2)
+
+    truth = None
+    for x0, x1, z0 in itertools.product(*GRID):
+        y_ = forward(NET, np.array([x0, x1], dtype=float))
+        if y_[0] <= cap and x0 + x1 - z0 <= 1:
+            v = value(y_, x0, z0)
+            truth = v if truth is None or (v > truth if sense == "max" else v < truth) else truth
+    for method in ("mip", "bab"):
+        res = m.solve(method=method, threads=1, time_limit=60)
+        assert res.status == "optimal", method
+        assert res.objective == pytest.approx(truth, rel=1e-9, abs=1e-9), method
+        assert res.objective == pytest.approx(value(res[y], res[x][0], res[z][0]), abs=1e-12)
+    m.write(tmp_path / "P.json")
+    assert "disjuncts" in json.loads((tmp_path / "P.json").read_text())["objective"]
+    m2 = reluopt.read_problem(tmp_path / "P.json")
+    assert isinstance(m2.objective, reluopt.MaxMinExpr) and len(m2.objective.disjuncts) == 2
+    assert m2.solve(method="mip", threads=1).objective == pytest.approx(truth, rel=1e-9, abs=1e-9)
+    with pytest.raises(reluopt.Error, match="not a maximum"):
+        reluopt.minimum(reluopt.maximum(y[0], y[1]), x[0])
+
+
 def test_write_read_round_trip(tmp_path):
     cap = median_y0()
     m, *_ = build(cap)
