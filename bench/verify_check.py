@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Re-checks a `reluopt verify` answer independently of reluopt: reads the ONNX file with onnx + numpy, runs
-its forward pass (Gemm, MatMul, Add, Sub, Mul, Div, Relu, Conv, Flatten, Reshape, Identity, Constant) in float64 and
-in float32, parses the VNN-LIB file with its own s-expression reader, and evaluates the property's assertions
+its forward pass (Gemm, MatMul, Add, Sub, Mul, Div, Relu, LeakyRelu, PRelu, Clip, Abs, Max, Min, Conv, MaxPool,
+GlobalMaxPool, Concat, Flatten, Reshape, Identity, Constant) in float64 and in float32, parses the VNN-LIB file with its own s-expression reader, and evaluates the property's assertions
 at the counterexample's X with the forward pass's Y.
 
     /usr/bin/python3 bench/verify_check.py MODEL.onnx PROP.vnnlib RESULT_FILE
@@ -42,6 +42,28 @@ def conv2d(x, w, b, attrs):
     return out
 
 
+def maxpool2d(x, attrs):
+    """ONNX MaxPool on one NCHW sample, explicit pads only: padding is -inf, so it never wins a window."""
+    if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+        raise SystemExit("verify_check: MaxPool with auto_pad not supported")
+    kh, kw = attrs["kernel_shape"]
+    sh, sw = attrs.get("strides", [1, 1])
+    top, left, bottom, right = attrs.get("pads", [0, 0, 0, 0])
+    x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=-np.inf)
+    oh, ow = (x.shape[2] - kh) // sh + 1, (x.shape[3] - kw) // sw + 1
+    out = np.full((1, x.shape[1], oh, ow), -np.inf, dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out = np.maximum(out, x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw])
+    return out
+
+
+def clip(a, attrs):
+    lo = a[1] if len(a) > 1 and a[1] is not None else attrs.get("min", -np.inf)
+    hi = a[2] if len(a) > 2 and a[2] is not None else attrs.get("max", np.inf)
+    return np.minimum(np.maximum(a[0], lo), hi)
+
+
 def forward(model, x, dtype):
     g = model.graph
     values = {t.name: numpy_helper.to_array(t).astype(dtype) for t in g.initializer}
@@ -64,6 +86,15 @@ def forward(model, x, dtype):
         elif op == "Mul": out = a[0] * a[1]
         elif op == "Div": out = a[0] / a[1]
         elif op == "Relu": out = np.maximum(a[0], 0)
+        elif op == "LeakyRelu": out = np.where(a[0] > 0, a[0], attrs.get("alpha", 0.01) * a[0])
+        elif op == "PRelu": out = np.where(a[0] > 0, a[0], a[1] * a[0])
+        elif op == "Clip": out = clip(a, attrs)
+        elif op == "Abs": out = np.abs(a[0])
+        elif op == "Max": out = np.maximum.reduce(np.broadcast_arrays(*a))
+        elif op == "Min": out = np.minimum.reduce(np.broadcast_arrays(*a))
+        elif op == "MaxPool": out = maxpool2d(a[0], attrs)
+        elif op == "GlobalMaxPool": out = a[0].max(axis=tuple(range(2, a[0].ndim)), keepdims=True)
+        elif op == "Concat": out = np.concatenate(a, axis=attrs.get("axis", 0))
         elif op == "Conv": out = conv2d(a[0], a[1], a[2] if len(a) > 2 else None, attrs)
         elif op == "Flatten": out = a[0].reshape(a[0].shape[0], -1)
         elif op == "Reshape":

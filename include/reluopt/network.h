@@ -12,6 +12,11 @@ namespace reluopt {
 struct DenseLayer {
   Eigen::MatrixXd weights;
   Eigen::VectorXd bias;
+  // In a hidden layer, linear[j] = 1 marks a neuron that passes h_j on as it is, without a ReLU (a value that
+  // a later layer needs again: a residual branch, or b in max(a, b) = b + relu(a - b)). Empty: all are ReLUs.
+  std::vector<std::uint8_t> linear = {};
+
+  bool is_linear(Eigen::Index j) const { return !linear.empty() && linear[static_cast<std::size_t>(j)] != 0; }
 };
 
 // Which hidden neurons are active (pre-activation > 0), layer by layer. Two samples with the same
@@ -31,7 +36,9 @@ struct ForwardTrace {
 };
 
 // A feed-forward ReLU network: x_1 = x, h_k = W_k x_k + b_k, x_{k+1} = max(h_k, 0) for the hidden layers
-// k = 1..K-1, and a linear output layer y = W_K x_K + b_K with m >= 1 outputs (no ReLU).
+// k = 1..K-1, and a linear output layer y = W_K x_K + b_K with m >= 1 outputs (no ReLU). A hidden neuron marked
+// linear passes h_kj on as it is; the methods take the network with those rewritten as relu(h - L) + L over the
+// domain (core/network_specialize.h), so that every one of them sees ReLUs only.
 // Pure data: it knows no file format and no solver. The constructor validates shapes and finiteness.
 class Network {
  public:
@@ -43,6 +50,8 @@ class Network {
   int num_hidden_layers() const { return static_cast<int>(layers_.size()) - 1; }
   int num_hidden_neurons() const;
   int hidden_width(int k) const { return static_cast<int>(layers_[k].weights.rows()); }
+  // Whether some hidden neuron is linear (DenseLayer::linear).
+  bool has_linear_neurons() const;
 
   const std::vector<DenseLayer>& layers() const { return layers_; }
   const DenseLayer& hidden_layer(int k) const { return layers_[k]; }

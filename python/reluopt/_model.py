@@ -241,14 +241,15 @@ class Model:
 
 
 def write_onnx(layers: list, path: str, name: str) -> None:
-    """The network as ONNX: Gemm(transB=1) and Relu on float64 tensors, which reluopt reads back exactly."""
+    """The network as ONNX: Gemm(transB=1) and Relu on float64 tensors, which reluopt reads back exactly; a layer
+    with linear neurons passes relu(h) r + h l on (r, l the 0/1 masks of its ReLU and linear neurons)."""
     try:
         import onnx
         from onnx import TensorProto, helper, numpy_helper
     except ImportError:
         raise Error(f"writing network '{name}' needs the onnx package (pip install onnx)") from None
     nodes, weights, current = [], [], "x"
-    for k, (w, b) in enumerate(layers):
+    for k, (w, b, linear) in enumerate(layers):
         weights += [numpy_helper.from_array(np.asarray(w, np.float64), f"W{k}"),
                     numpy_helper.from_array(np.asarray(b, np.float64), f"b{k}")]
         out = "y" if k == len(layers) - 1 else f"h{k}"
@@ -257,6 +258,13 @@ def write_onnx(layers: list, path: str, name: str) -> None:
         if k < len(layers) - 1:
             current = f"a{k}"
             nodes.append(helper.make_node("Relu", [out], [current]))
+        if k < len(layers) - 1 and np.any(linear):
+            mask = np.asarray(linear, np.float64)
+            weights += [numpy_helper.from_array(1.0 - mask, f"r{k}"), numpy_helper.from_array(mask, f"l{k}")]
+            nodes += [helper.make_node("Mul", [current, f"r{k}"], [f"ar{k}"]),
+                      helper.make_node("Mul", [out, f"l{k}"], [f"hl{k}"]),
+                      helper.make_node("Add", [f"ar{k}", f"hl{k}"], [f"m{k}"])]
+            current = f"m{k}"
     graph = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, layers[0][0].shape[1]])],
         [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [1, layers[-1][0].shape[0]])], weights)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include "option_names.h"
@@ -31,7 +32,12 @@ NetworkHandle load_network(const py::object& model, const std::string& name) {
 
 py::list network_layers(const NetworkHandle& handle) {
   py::list out;
-  for (const DenseLayer& layer : handle.network->layers()) out.append(py::make_tuple(layer.weights, layer.bias));
+  // (W, b, linear): linear[j] true for a hidden neuron without a ReLU (a residual branch, b of max(a, b)).
+  for (const DenseLayer& layer : handle.network->layers()) {
+    py::array_t<bool> linear(layer.bias.size());
+    for (Eigen::Index j = 0; j < layer.bias.size(); ++j) linear.mutable_at(j) = layer.is_linear(j);
+    out.append(py::make_tuple(layer.weights, layer.bias, linear));
+  }
   return out;
 }
 

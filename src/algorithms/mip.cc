@@ -9,6 +9,7 @@
 #include "algorithms/proof_check.h"
 #include "algorithms/sampling.h"
 #include "core/max_min_network.h"
+#include "core/network_specialize.h"
 #include "core/worker_threads.h"
 #include "formulation/anderson_cuts.h"
 #include "formulation/mip_formulation.h"
@@ -200,6 +201,9 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
   if (!method_spec(options.method).relaxable)
     throw Error("relax needs a MIP method (" + method_list(&MethodSpec::relaxable, "or") + "), not " +
                 method_name(options.method));
+  if (network.has_linear_neurons())
+    return relax(detail::specialize_linear_neurons(network, domain.lower, domain.upper), domain, objective, options,
+                 control);
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
     const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);

@@ -12,6 +12,7 @@
 #include "algorithms/solve_in_context.h"
 #include "algorithms/walk.h"
 #include "core/max_min_network.h"
+#include "core/network_specialize.h"
 #include "core/peers.h"
 #include "core/scaling.h"
 #include "reluopt/error.h"
@@ -120,6 +121,11 @@ bool method_takes_rows(Method method) {
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective, ModelRows rows,
                   const SolveOptions& options, const RunContext& context) {
+  if (network.has_linear_neurons()) {  // as below
+    const Network relus = detail::specialize_linear_neurons(network, domain.lower, domain.upper);
+    return detail::map_max_min_result(solve(relus, domain, objective, std::move(rows), options, context), network,
+                                      objective);
+  }
   if (rows.empty()) return solve(network, domain, objective, options, context);
   if (!method_takes_rows(options.method))
     throw Error("method '" + method_name(options.method) + "' does not take rows on the network's outputs or integer inputs");
@@ -133,6 +139,12 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
 
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunContext& context) {
+  // Every method takes ReLU networks: linear neurons (LeakyRelu's slope, a residual skip) become stably active
+  // ReLUs over the domain, and the result is re-evaluated on the network as given.
+  if (network.has_linear_neurons()) {
+    const Network relus = detail::specialize_linear_neurons(network, domain.lower, domain.upper);
+    return detail::map_max_min_result(solve(relus, domain, objective, options, context), network, objective);
+  }
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
     const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);

@@ -15,6 +15,7 @@
 #include "bounds/symbolic_bounds.h"
 #include "core/magnitude.h"
 #include "core/max_min_network.h"
+#include "core/network_specialize.h"
 #include "core/peers.h"
 #include "core/worker_threads.h"
 #include "reluopt/error.h"
@@ -550,6 +551,9 @@ Objective margin_objective(const VnnlibCase& property_case, int num_outputs) {
 
 FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, const Deadline* deadline,
                      double bounds_seconds) {
+  if (network.has_linear_neurons())
+    return fold_case(detail::specialize_linear_neurons(network, property_case.box.lower, property_case.box.upper),
+                     property_case, deadline, bounds_seconds);
   FoldedCase out;
   out.folded.box = property_case.box;
   if (deadline && deadline->expired()) {
@@ -585,6 +589,15 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
                     const RunContext& control) {
   check_property(network, property);
+  // The methods take ReLU networks: linear neurons become stably active ReLUs over the hull of the cases' boxes.
+  if (network.has_linear_neurons() && !property.cases.empty()) {
+    Eigen::VectorXd lower = property.cases[0].box.lower, upper = property.cases[0].box.upper;
+    for (const VnnlibCase& c : property.cases) {
+      lower = lower.cwiseMin(c.box.lower);
+      upper = upper.cwiseMax(c.box.upper);
+    }
+    return verify(detail::specialize_linear_neurons(network, lower, upper), property, options, control);
+  }
   const Deadline deadline(control.time_limit, control.stop);
   const std::string source = source_of(options);
   const std::size_t n = property.cases.size();

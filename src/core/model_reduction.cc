@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/magnitude.h"
+#include "core/network_specialize.h"
 
 namespace reluopt {
 
@@ -205,6 +206,10 @@ void place_network_layer(const Composite& c, int k, int t, int j, int row, Dense
   const DenseLayer& own = use.network->layers()[static_cast<std::size_t>(t)];
   const Eigen::Index rows = own.weights.rows();
   layer.bias.segment(row, rows) += own.bias;
+  if (!own.linear.empty()) {
+    layer.linear.resize(static_cast<std::size_t>(layer.bias.size()), 0);
+    std::copy(own.linear.begin(), own.linear.end(), layer.linear.begin() + row);
+  }
   if (t > 0) {
     layer.weights.block(row, c.places.start[j - 1][k], rows, own.weights.cols()) = own.weights;
     return;
@@ -428,6 +433,10 @@ ReducedModel reduce(const Model& model) {
     reduced.composite = std::make_shared<const Network>(composite_network(model, input, reduced.domain, reduced));
     reduced.variables_offset = reduced.output_offset.back();
   }
+  // The methods take ReLU networks: linear neurons become stably active ReLUs over the domain.
+  if (reduced.composite->has_linear_neurons())
+    reduced.composite = std::make_shared<const Network>(
+        detail::specialize_linear_neurons(*reduced.composite, reduced.domain.lower, reduced.domain.upper));
   add_constraint_rows(model, input, box, reduced);
   reduced.objective = reduced_objective(model, reduced);
   reduced.objective.description = std::string(model.sense == Sense::kMaximize ? "maximize" : "minimize") +

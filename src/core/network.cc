@@ -71,6 +71,10 @@ Network::Network(std::vector<DenseLayer> layers) : layers_(std::move(layers)) {
     const std::string where = "layer " + std::to_string(k + 1);
     if (layer.weights.rows() == 0 || layer.weights.cols() == 0)
       throw Error(where + " has an empty weight matrix");
+    const bool hidden = k + 1 < layers_.size();
+    if (!layer.linear.empty() && (!hidden || layer.linear.size() != static_cast<std::size_t>(layer.weights.rows())))
+      throw Error(where + " has " + std::to_string(layer.linear.size()) +
+                  " linear-neuron flags; a hidden layer takes one per neuron, the output layer none");
     if (layer.bias.size() != layer.weights.rows())
       throw Error("inconsistent shapes: " + where + " has " + std::to_string(layer.weights.rows()) +
                   " neurons but " + std::to_string(layer.bias.size()) + " biases");
@@ -95,6 +99,27 @@ int Network::num_hidden_neurons() const {
   return n;
 }
 
+bool Network::has_linear_neurons() const {
+  for (int k = 0; k < num_hidden_layers(); ++k)
+    for (std::uint8_t flag : layers_[k].linear)
+      if (flag) return true;
+  return false;
+}
+
+namespace {
+
+// The post-activations of hidden layer `layer` from its pre-activations h (one column per input).
+template <typename Matrix>
+Matrix hidden_outputs(const DenseLayer& layer, const Matrix& h) {
+  Matrix value = h.cwiseMax(0.0);
+  if (layer.linear.empty()) return value;
+  for (Eigen::Index j = 0; j < h.rows(); ++j)
+    if (layer.is_linear(j)) value.row(j) = h.row(j);
+  return value;
+}
+
+}  // namespace
+
 Eigen::VectorXd Network::forward(const Eigen::VectorXd& x) const {
   return forward_batch(x);
 }
@@ -105,7 +130,8 @@ Eigen::MatrixXd Network::forward_batch(const Eigen::MatrixXd& inputs) const {
                 std::to_string(input_dim()));
   Eigen::MatrixXd value = inputs;
   for (int k = 0; k < num_hidden_layers(); ++k) {
-    value = ((layers_[k].weights * value).colwise() + layers_[k].bias).cwiseMax(0.0);
+    const Eigen::MatrixXd h = (layers_[k].weights * value).colwise() + layers_[k].bias;
+    value = hidden_outputs(layers_[k], h);
   }
   return (output_layer().weights * value).colwise() + output_layer().bias;
 }
@@ -118,7 +144,7 @@ ForwardTrace Network::trace(const Eigen::VectorXd& x) const {
   Eigen::VectorXd value = x;
   for (int k = 0; k < num_hidden_layers(); ++k) {
     Eigen::VectorXd h = layers_[k].weights * value + layers_[k].bias;
-    value = h.cwiseMax(0.0);
+    value = hidden_outputs(layers_[k], h);
     result.pre_activation.push_back(std::move(h));
   }
   result.output = output_layer().weights * value + output_layer().bias;

@@ -295,6 +295,39 @@ Value batch_normalization_op(const NodeContext& ctx, const Inputs& inputs) {
 
 }  // namespace
 
+std::vector<std::vector<Index>> max_pool_windows(const NodeContext& ctx, const Value& x, Shape& out_shape) {
+  if (x.shape.size() < 3 || x.shape[0] != 1)
+    ctx.fail("inconsistent shapes: expected an input of shape [1,C,...] with spatial dimensions, got " +
+             shape_string(x.shape));
+  const Shape spatial(x.shape.begin() + 2, x.shape.end());
+  Window win;
+  if (ctx.node().op_type() == "GlobalMaxPool") {
+    win.in = spatial;
+    win.kernel = spatial;
+    win.strides = win.dilations = Shape(spatial.size(), 1);
+    win.pads = Shape(2 * spatial.size(), 0);
+    win.out = Shape(spatial.size(), 1);
+  } else {
+    const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
+    if (!k || static_cast<std::size_t>(k->ints_size()) != spatial.size())
+      ctx.fail("kernel_shape must give one size per spatial dimension of " + shape_string(x.shape));
+    win = window_of(ctx, spatial, ints_attribute(ctx, "kernel_shape", spatial.size(), 1, 1));
+  }
+  const std::int64_t channels = x.shape[1];
+  out_shape = with_channels(channels, win.out);
+  if (num_elements(out_shape) < 0 || num_elements({channels, win.out_size(), win.kernel_size()}) < 0)
+    ctx.fail("result " + shape_string(out_shape) + " is too large");
+  ctx.check_memory({channels, win.out_size(), win.kernel_size()}, 1);
+  std::vector<std::vector<Index>> windows(static_cast<std::size_t>(channels * win.out_size()));
+  for (std::int64_t c = 0; c < channels; ++c)
+    for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t in) {
+      windows[static_cast<std::size_t>(c * win.out_size() + out)].push_back(c * win.in_size() + in);
+    });
+  for (const std::vector<Index>& w : windows)
+    if (w.empty()) ctx.fail("a window lies wholly in the padding");
+  return windows;
+}
+
 void add_conv_operators(std::unordered_map<std::string, Operator>& operators) {
   operators.emplace("Conv", conv_op);
   operators.emplace("AveragePool", average_pool_op);

@@ -4,6 +4,7 @@
 // (onnx_reader.cc) runs the graph; onnx_conv.cc and onnx_shape_ops.cc define the convolutional and the
 // shape-computing operators on the same tensors.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,9 +41,14 @@ struct Value {
   // takes n (n + 1) doubles (8.6 GB after a 32-channel convolution of a 32 x 32 image), and the operators that
   // usually follow (Flatten, Gemm, Conv) need only the fact. The reader writes it out (dense_rows) for any other.
   bool identity = false;
+  // An identity may be a block of x: element i is x[first + i] of an x of `width` elements (-1: all of x). A
+  // layer that carries several tensors (a residual branch beside a ReLU) leaves each one such a block.
+  Index first = 0;
+  Index width = -1;
   std::size_t stage = 0;  // dense layers already emitted when this tensor was computed
 
-  Index columns() const { return identity ? num_elements(shape) + 1 : rows.cols(); }
+  Index columns() const { return identity ? (width < 0 ? num_elements(shape) : width) + 1 : rows.cols(); }
+  bool partial_identity() const { return identity && width >= 0 && (first != 0 || width != num_elements(shape)); }
   Eigen::VectorXd offset() const {
     return identity ? Eigen::VectorXd::Zero(num_elements(shape)) : Eigen::VectorXd(rows.col(rows.cols() - 1));
   }
@@ -82,6 +88,17 @@ using Inputs = std::vector<const Value*>;
 
 using Operator = Value (*)(const NodeContext&, const Inputs&);
 
+// A neuron block of the hidden layer that a piecewise-linear operator closes: `pre` its pre-activations (affine
+// in the layer's input x), passed through a ReLU or, when `linear`, as they are (Network's linear neurons).
+struct Block {
+  Value pre;
+  bool linear = false;
+};
+// Closes the layer under construction with the given blocks (and whatever later nodes still need, carried as
+// linear neurons) and returns each block's outputs, affine in the new layer's output.
+using CloseLayer = std::function<std::vector<Value>(std::vector<Block>)>;
+using PwlOperator = Value (*)(const NodeContext&, const Inputs&, const CloseLayer&);
+
 
 Value make_constant(Shape shape, Eigen::VectorXd data);
 Value scalar(double x);
@@ -99,6 +116,8 @@ Shape to_ints(const NodeContext& ctx, const Value& v, const std::string& what);
 std::int64_t normalize_axis(const NodeContext& ctx, std::int64_t axis, std::size_t rank);
 std::vector<std::int64_t> row_major_strides(const Shape& shape);
 
+Shape broadcast_shape(const NodeContext& ctx, const Shape& a, const Shape& b);
+Value broadcast_to(const Value& v, const Shape& shape);
 Value add(const NodeContext& ctx, const Value& a, const Value& b);
 Value multiply(const NodeContext& ctx, const Value& a, const Value& b);
 Value reshape(const NodeContext& ctx, const Value& v, Shape shape);
@@ -106,5 +125,10 @@ Value reshape(const NodeContext& ctx, const Value& v, Shape shape);
 // Operators are registered by name; each file adds its own.
 void add_conv_operators(std::unordered_map<std::string, Operator>& operators);
 void add_shape_operators(std::unordered_map<std::string, Operator>& operators);
+void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators);
+
+// The input elements (row-major in x's shape [1, C, spatial...]) of each window of a MaxPool node, one list per
+// output element in row-major order of `out_shape`; padding contributes no element.
+std::vector<std::vector<Index>> max_pool_windows(const NodeContext& ctx, const Value& x, Shape& out_shape);
 
 }  // namespace reluopt::detail::onnx_graph

@@ -3,20 +3,22 @@
 // Every tensor is tracked either as a constant or as an affine function M x + c of the input x of the dense
 // layer under construction, with ONNX (numpy) shape semantics and a symbolic batch dimension taken as 1.
 // Linear operators transform M and c, so affine maps with no ReLU between them are merged and input or
-// output normalizations are folded into the neighbouring layers. A Relu closes the current layer: its
-// argument becomes a DenseLayer and tracking restarts from the identity on the ReLU outputs. The graph
-// output becomes the linear output layer; with no Relu at all the network is a single linear layer.
+// output normalizations are folded into the neighbouring layers. A Relu (or another piecewise-linear operator,
+// onnx_pwl.cc) closes the current layer: its ReLU arguments become neurons of a DenseLayer, beside linear
+// neurons that carry every tensor a later node still needs (so residual branches, Add/Sub/Concat of tensors
+// from both sides of a ReLU, are exact), and tracking restarts from the identity on the layer's outputs. The
+// graph output becomes the linear output layer; with no Relu at all the network is a single linear layer.
 //
-// Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Relu,
-// Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant; Conv, AveragePool, GlobalAveragePool
-// and BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice, Pad, Cast and Dropout
-// (onnx_shape_ops.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also
-// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from
-// raw_data or the typed fields, and every value must be finite. The input is one sample, a vector or a tensor
-// behind a batch dimension of 1 (or symbolic), flattened in row-major order. Anything else throws
-// reluopt::Error naming the node and the file: max pooling and activations other than ReLU, residual
-// connections and branches across a ReLU, external tensor data, a batch of several inputs, a model whose
-// layers and tensors together need more memory than a model may take (io/readers.h).
+// Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Flatten,
+// Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant; Conv, AveragePool, GlobalAveragePool and
+// BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice, Pad, Cast and Dropout (onnx_shape_ops.cc);
+// Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool and GlobalMaxPool (onnx_pwl.cc), in opsets
+// kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also listed among the graph inputs
+// (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from raw_data or the typed fields, and every
+// value must be finite. The input is one sample, a vector or a tensor behind a batch dimension of 1 (or
+// symbolic), flattened in row-major order. Anything else throws reluopt::Error naming the node and the file:
+// smooth activations (Sigmoid, Tanh, ...), external tensor data, a batch of several inputs, a model whose layers
+// and tensors together need more memory than a model may take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -107,10 +109,14 @@ Value make_identity(Shape shape, std::size_t stage) {
 Value dense_rows(const NodeContext& ctx, const Value& v) {
   if (!v.identity) return v;
   const Index n = num_elements(v.shape);
-  ctx.check_memory(v.shape, n + 1);
+  const Index columns = v.columns();
+  ctx.check_memory(v.shape, columns);
   Value out = v;
   out.identity = false;
-  out.rows = Eigen::MatrixXd::Identity(n, n + 1);
+  out.first = 0;
+  out.width = -1;
+  out.rows = Eigen::MatrixXd::Zero(n, columns);
+  out.rows.middleCols(v.first, n).setIdentity();
   return out;
 }
 
@@ -289,11 +295,12 @@ Value broadcast_to(const Value& v, const Shape& shape) {
   return gather(v, shape, strides);
 }
 
-// Two non-constant tensors computed after the same ReLU are affine in the same x, so their sum is too; across
-// a ReLU it is a residual connection, which a chain of dense layers cannot express.
+// Two non-constant tensors computed after the same layer are affine in the same x, so their sum is too; a
+// tensor from before a layer that a later node needs is carried through it (GraphReader::close_layer), so both
+// operands of a residual sum are always of the current layer.
 Value add(const NodeContext& ctx, const Value& a, const Value& b) {
   if (!a.constant && !b.constant && a.stage != b.stage)
-    ctx.fail("sum of two non-constant tensors from different layers (residual connections are not supported)");
+    ctx.fail("sum of two non-constant tensors from different layers");
   const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
   ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
   Value sum = broadcast_to(a.constant ? b : a, shape);
@@ -569,21 +576,44 @@ bool takes_identity(const std::string& op_type) {
   return operators.count(op_type) > 0;
 }
 
-// Why a common operator that is not affine is refused, for the error message; "" for any other.
+const std::unordered_map<std::string, PwlOperator>& pwl_operators() {
+  static const std::unordered_map<std::string, PwlOperator> operators = [] {
+    std::unordered_map<std::string, PwlOperator> ops;
+    add_pwl_operators(ops);
+    return ops;
+  }();
+  return operators;
+}
+
+// The operators that only relabel their input's elements: they keep a block of x as it is.
+bool relabels(const std::string& op_type) {
+  static const std::unordered_set<std::string> operators = {"Flatten", "Reshape",  "Squeeze", "Unsqueeze",
+                                                            "Identity", "Dropout", "Shape"};
+  return operators.count(op_type) > 0;
+}
+
+// Why a common operator that is not piecewise linear is refused, for the error message; "" for any other.
 std::string refusal_reason(const std::string& op_type) {
-  static const std::unordered_map<std::string, std::string> reasons = {
-      {"MaxPool", "max pooling is not an affine map"},
-      {"GlobalMaxPool", "max pooling is not an affine map"},
-      {"Sigmoid", "only ReLU activations are supported"},
-      {"Tanh", "only ReLU activations are supported"},
-      {"Softmax", "only ReLU activations are supported"},
-      {"LogSoftmax", "only ReLU activations are supported"},
-      {"LeakyRelu", "only ReLU activations are supported"},
-      {"Elu", "only ReLU activations are supported"},
-      {"PRelu", "only ReLU activations are supported"},
-      {"Clip", "only ReLU activations are supported"}};
-  const auto it = reasons.find(op_type);
-  return it == reasons.end() ? "" : " (" + it->second + ")";
+  static const std::unordered_set<std::string> smooth = {"Sigmoid", "Tanh",     "Softmax", "LogSoftmax", "Elu",
+                                                         "Selu",    "Softplus", "Gelu",    "HardSwish",  "Mish"};
+  return smooth.count(op_type) ? " (a smooth activation: only piecewise-linear operators are exact in a MIP)" : "";
+}
+
+// `result`, computed from x's block [first, first + n) taken as a whole x of its own, as affine in all of x.
+Value embed_block(const NodeContext& ctx, Value result, Index first, Index width) {
+  if (result.constant) return result;
+  if (result.identity) {
+    result.first = first;
+    result.width = width;
+    return result;
+  }
+  const Index n = result.rows.cols() - 1;
+  ctx.check_memory(result.shape, width + 1);
+  Eigen::MatrixXd rows = Eigen::MatrixXd::Zero(result.rows.rows(), width + 1);
+  rows.middleCols(first, n) = result.rows.leftCols(n);
+  rows.col(width) = result.rows.col(n);
+  result.rows = std::move(rows);
+  return result;
 }
 
 // ---- The graph ----
@@ -602,6 +632,9 @@ class GraphReader {
       if (!values_.emplace(tensor.name(), tensor_value(tensor, "of '" + path_ + "'", limits_)).second)
         throw Error("'" + path_ + "' has two initializers named '" + tensor.name() + "'");
     bind_input();
+    for (int i = 0; i < graph_.node_size(); ++i)
+      for (const std::string& name : graph_.node(i).input()) last_use_[name] = i;
+    for (const onnx::ValueInfoProto& output : graph_.output()) last_use_[output.name()] = graph_.node_size();
     for (int i = 0; i < graph_.node_size(); ++i) run_node(graph_.node(i), i);
     layers_.push_back(output_layer());
     try {
@@ -659,25 +692,39 @@ class GraphReader {
     const NodeContext ctx(node, index, path_, limits_);
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     const auto op = affine_operators().find(node.op_type());
+    const auto pwl = pwl_operators().find(node.op_type());
     const bool relu = standard && node.op_type() == "Relu";
-    if (!relu && (!standard || op == affine_operators().end())) {
+    const bool piecewise = standard && pwl != pwl_operators().end();
+    if (!piecewise && (!standard || op == affine_operators().end())) {
       const std::string op_name = standard ? node.op_type() : node.domain() + "." + node.op_type();
       throw Error("unsupported ONNX operator '" + op_name + "' in node " + ctx.label() + " of '" + path_ +
                   "'" + (standard ? refusal_reason(node.op_type()) : ""));
     }
     Inputs inputs;
-    std::list<Value> written_out;  // identities written out for this node
+    std::list<Value> written_out;  // identities written out (or taken as a whole x) for this node
+    const Value* block = nullptr;  // the block of x an operator takes as a whole x
     for (const std::string& name : node.input()) {
       const auto it = values_.find(name);
       if (!name.empty() && it == values_.end())
         ctx.fail("input '" + name + "' is not computed before it is used");
       const Value* v = name.empty() ? nullptr : &it->second;
-      if (v != nullptr && v->identity && !relu && !takes_identity(node.op_type()))
+      if (v != nullptr && v->identity && !relu && !takes_identity(node.op_type())) {
         v = &written_out.emplace_back(dense_rows(ctx, *v));
+      } else if (v != nullptr && v->partial_identity() && !relu && !relabels(node.op_type())) {
+        block = v;
+        Value whole = *v;
+        whole.first = 0;
+        whole.width = -1;
+        v = &written_out.emplace_back(std::move(whole));
+      }
       inputs.push_back(v);
     }
     if (node.output_size() == 0) ctx.fail("no output");
-    Value result = relu ? end_layer(ctx, input(ctx, inputs, 0)) : op->second(ctx, inputs);
+    if (piecewise && node.output_size() > 1 && !node.output(1).empty())
+      ctx.fail("a second output (such as MaxPool's indices) is not supported");
+    const CloseLayer close = [&](std::vector<Block> blocks) { return close_layer(ctx, index, std::move(blocks)); };
+    Value result = piecewise ? pwl->second(ctx, inputs, close) : op->second(ctx, inputs);
+    if (block != nullptr) result = embed_block(ctx, std::move(result), block->first, block->columns() - 1);
     values_[node.output(0)] = std::move(result);
   }
 
@@ -690,16 +737,64 @@ class GraphReader {
     return "";
   }
 
-  Value end_layer(const NodeContext& ctx, const Value& pre_activation) {
-    if (pre_activation.constant) ctx.fail("Relu of a constant tensor");
-    if (const std::string problem = chain_problem(pre_activation); !problem.empty())
-      ctx.fail("Relu input " + problem);
-    layers_.push_back(dense_layer(pre_activation));
+  // The tensors a node after `index` still uses, by name in sorted order (the layout does not depend on the
+  // hash map's), which a layer closed at `index` carries as linear neurons.
+  std::vector<std::string> live_after(int index) const {
+    std::vector<std::string> names;
+    for (const auto& [name, v] : values_) {
+      const auto use = last_use_.find(name);
+      if (!v.constant && use != last_use_.end() && use->second > index) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::vector<Value> close_layer(const NodeContext& ctx, int index, std::vector<Block> blocks) {
+    const std::size_t own = blocks.size();
+    const std::vector<std::string> carried = live_after(index);
+    for (const std::string& name : carried) blocks.push_back({values_.at(name), true});
+    Index width = 0;
+    for (const Block& b : blocks) {
+      if (b.pre.constant) ctx.fail("a piecewise-linear function of a constant tensor");
+      if (const std::string problem = chain_problem(b.pre); !problem.empty()) ctx.fail("the input " + problem);
+      width += num_elements(b.pre.shape);
+    }
+    const Index columns = blocks.front().pre.columns();
+    ctx.check_memory({width}, columns);
+    DenseLayer layer{Eigen::MatrixXd::Zero(width, columns - 1), Eigen::VectorXd::Zero(width)};
+    std::vector<std::uint8_t> linear(static_cast<std::size_t>(width), 0);
+    std::vector<Value> outputs;
+    Index row = 0;
+    for (const Block& b : blocks) {
+      const Index n = num_elements(b.pre.shape);
+      write_rows(b.pre, row, layer);
+      if (b.linear) std::fill(linear.begin() + row, linear.begin() + row + n, 1);
+      Value out = make_identity(b.pre.shape, layers_.size() + 1);
+      out.first = row;
+      out.width = width;
+      outputs.push_back(std::move(out));
+      row += n;
+    }
+    if (std::find(linear.begin(), linear.end(), 1) != linear.end()) layer.linear = std::move(linear);
+    layers_.push_back(std::move(layer));
     // Every later tensor is checked together with the layers already held: a model is refused by the sum.
-    const DenseLayer& layer = layers_.back();
-    limits_.held_bytes += sizeof(double) * static_cast<std::uint64_t>(layer.weights.size() + layer.bias.size());
-    ctx.check_memory(pre_activation.shape, num_elements(pre_activation.shape) + 1);
-    return make_identity(pre_activation.shape, layers_.size());
+    const DenseLayer& held = layers_.back();
+    limits_.held_bytes += sizeof(double) * static_cast<std::uint64_t>(held.weights.size() + held.bias.size());
+    ctx.check_memory({width}, width + 1);  // the identity on the layer's outputs, should a node write it out
+    for (std::size_t k = 0; k < carried.size(); ++k) values_[carried[k]] = outputs[own + k];
+    outputs.resize(own);
+    return outputs;
+  }
+
+  // Writes v's rows (over the current x) into rows [row, row + its size) of the layer.
+  static void write_rows(const Value& v, Index row, DenseLayer& layer) {
+    const Index n = num_elements(v.shape);
+    if (v.identity) {
+      for (Index i = 0; i < n; ++i) layer.weights(row + i, v.first + i) = 1.0;
+      return;
+    }
+    layer.weights.middleRows(row, n) = v.rows.leftCols(v.rows.cols() - 1);
+    layer.bias.segment(row, n) = v.rows.col(v.rows.cols() - 1);
   }
 
   DenseLayer output_layer() const {
@@ -716,14 +811,17 @@ class GraphReader {
   }
 
   static DenseLayer dense_layer(const Value& v) {
-    if (v.identity) return DenseLayer{Eigen::MatrixXd::Identity(v.columns() - 1, v.columns() - 1), v.offset()};
-    return DenseLayer{v.rows.leftCols(v.rows.cols() - 1), v.offset()};
+    const Index n = num_elements(v.shape);
+    DenseLayer layer{Eigen::MatrixXd::Zero(n, v.columns() - 1), Eigen::VectorXd::Zero(n)};
+    write_rows(v, 0, layer);
+    return layer;
   }
 
   const onnx::GraphProto& graph_;
   const std::string& path_;
   ReadLimits limits_;
   std::unordered_map<std::string, Value> values_;
+  std::unordered_map<std::string, int> last_use_;  // the last node that reads each tensor (outputs: past the end)
   std::vector<DenseLayer> layers_;
 };
 

@@ -5,7 +5,8 @@ Each model is built node by node together with its reference forward pass: numpy
 operator definitions (explicit zero padding and loops over output positions and kernel taps), independent of
 the C++ reader. expected.json holds, per file, a few inputs (uniform in [0, 1], flattened row-major) and the
 reference outputs. Weights are DOUBLE, small and random from a fixed seed, so the reader must match to 1e-9.
-The refused models (max pooling, a residual connection, softmax, ...) are written alongside.
+The refused models (softmax, sigmoid, bad attributes) are written alongside; max pooling, residual blocks and
+the other piecewise-linear operators have their fixtures in tests/io/make_pwl_fixtures.py.
 Usage: /usr/bin/python3 tests/io/make_conv_fixtures.py
 """
 import json
@@ -245,20 +246,12 @@ def slice_huge_steps():
 def refused_models():
     """Models the reader refuses, name -> (ModelProto, words its one-line error must hold)."""
     bad = {}
-    net = Net([1, 1, 6, 6], 20).conv(2, (3, 3)).relu()
-    net.node("MaxPool", [], None, [1, 2, 2, 2], kernel_shape=[2, 2], strides=[2, 2])
-    bad["maxpool"] = (net.flatten().gemm(2).model(), ["MaxPool", "max pooling"])
-    net = Net([1, 1, 6, 6], 21).conv(2, (3, 3), pads=(1, 1, 1, 1)).relu()
-    skip = net.current
-    net.conv(2, (3, 3), pads=(1, 1, 1, 1)).relu()
-    net.node("Add", [skip], None, net.shape)
-    bad["residual_add"] = (net.flatten().gemm(2).model(), ["residual", "Add"])
     net = Net([1, 1, 4, 4], 22).conv(2, (3, 3)).relu().flatten().gemm(3)
     net.node("Softmax", [], None, net.shape, axis=1)
-    bad["softmax"] = (net.model(), ["Softmax", "only ReLU"])
+    bad["softmax"] = (net.model(), ["Softmax", "smooth activation"])
     net = Net([1, 1, 4, 4], 23).conv(2, (3, 3))
     net.node("Sigmoid", [], None, net.shape)
-    bad["sigmoid"] = (net.flatten().gemm(1).model(), ["Sigmoid", "only ReLU"])
+    bad["sigmoid"] = (net.flatten().gemm(1).model(), ["Sigmoid", "smooth activation"])
     net = Net([1, 2, 4, 4], 24).conv(2, (3, 3))
     net.nodes[-1].attribute.append(helper.make_attribute("group", 3))
     bad["conv_bad_group"] = (net.relu().flatten().gemm(1).model(), ["inconsistent shapes", "Conv", "3 groups"])

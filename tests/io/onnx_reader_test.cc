@@ -104,7 +104,6 @@ INSTANTIATE_TEST_SUITE_P(
                    {"unsupported ONNX operator 'Sigmoid'", "node 'sig_1'", "unsupported_op.onnx"}},
         BadFixture{"inconsistent_shapes.onnx", {"inconsistent shapes", "'bad_matmul'", "[1,4]", "[5,3]"}},
         BadFixture{"not_onnx.onnx", {"not an ONNX model", "not_onnx.onnx"}},
-        BadFixture{"skip_connection.onnx", {"non-constant", "'residual_add'"}},
         BadFixture{"external_data.onnx", {"external", "fc1.weight"}},
         BadFixture{"no_such_file.onnx", {"cannot open model file", "no_such_file.onnx"}}),
     [](const ::testing::TestParamInfo<BadFixture>& param_info) {

@@ -25,6 +25,23 @@ inline Eigen::VectorXd to_vector(const nlohmann::json& values) {
   return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
+// A fixture directory's expected.json (written by its make_*_fixtures.py), and the files it names.
+inline nlohmann::json read_expected(const std::string& dir) {
+  std::ifstream in(dir + "expected.json");
+  return nlohmann::json::parse(in);
+}
+
+inline std::vector<std::string> expected_files(const nlohmann::json& expected) {
+  std::vector<std::string> files;
+  for (const auto& [file, unused] : expected.items()) files.push_back(file);
+  return files;
+}
+
+// The test name of a fixture file: its name without the extension.
+inline std::string fixture_test_name(const ::testing::TestParamInfo<std::string>& param_info) {
+  return param_info.param.substr(0, param_info.param.find('.'));
+}
+
 // The network's outputs at expected["inputs"] are expected["outputs"], to `tolerance` relative to values
 // above 1 in magnitude.
 inline void expect_forward_passes(const Network& network, const nlohmann::json& expected, double tolerance) {

@@ -323,3 +323,22 @@ def test_ctrl_c_stops_a_model_run():
     report, sent = interrupted(LONG_MIP.format(tests=os.path.dirname(__file__)))
     assert report["stopped_by"] == "interrupted" and report["result"] == "ModelResult"
     assert report["stopped"] - sent < 5.0  # generous on a loaded machine (one clock for both processes)
+
+
+def test_linear_neurons_survive_the_problem_file(tmp_path):
+    """A residual network (linear neurons carry the branch) built in memory is written as ONNX with its linear
+    neurons masked past the ReLU, and read back to the same optimum."""
+    onnx = pytest.importorskip("onnx")
+    from conftest import FIXTURES
+    proto = onnx.load(str(FIXTURES / "pwl" / "concat_sub_skip.onnx"))
+    m = reluopt.Model("max")
+    x = m.add_variables(4, lower=-1, upper=1, integer=True, name="x")
+    y = m.add_network(proto, x, name="skip")
+    m.maximize(y[0] - y[1])
+    kinds = m._uses[0]["network"].layers()
+    assert any(linear.any() for _, _, linear in kinds[:-1]) and not kinds[-1][2].any()
+    res = m.solve(method="mip", threads=1)
+    m.write(tmp_path / "P.json")
+    again = reluopt.read_problem(tmp_path / "P.json").solve(method="mip", threads=1)
+    assert res.status == again.status == "optimal"
+    assert again.objective == pytest.approx(res.objective, abs=1e-9)

@@ -1,0 +1,76 @@
+// Linear neurons as stably active ReLUs (include/reluopt/network.h): v = relu(v - L) + L for v >= L. The bounds
+// come from one interval pass, x in [l, u] -> h in [W c + b - |W| r, W c + b + |W| r] with c, r the centre and
+// radius of [l, u], widened on both sides by kRelativeMargin of the magnitudes involved plus an absolute 1,
+// which covers the round-off of the pass (n eps for n terms) by orders of magnitude; carry_shift then puts L
+// at least about 1 below, so no rounding of the rewritten network's pre-activation makes the neuron inactive.
+#include "core/network_specialize.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model_reduction.h"
+#include "reluopt/error.h"
+
+namespace reluopt::detail {
+
+namespace {
+
+constexpr double kRelativeMargin = 1e-8;
+
+// The interval of every hidden layer's pre-activations over the box, widened by the margin.
+std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> hidden_intervals(const Network& network,
+                                                                          Eigen::VectorXd lower,
+                                                                          Eigen::VectorXd upper) {
+  std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> intervals;
+  for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    const DenseLayer& layer = network.hidden_layer(k);
+    const Eigen::VectorXd centre = 0.5 * (lower + upper);
+    const Eigen::VectorXd radius = 0.5 * (upper - lower);
+    const Eigen::MatrixXd magnitude = layer.weights.cwiseAbs();
+    const Eigen::VectorXd mid = layer.weights * centre + layer.bias;
+    const Eigen::VectorXd spread = magnitude * radius;
+    const Eigen::VectorXd margin =
+        (kRelativeMargin * (magnitude * lower.cwiseAbs().cwiseMax(upper.cwiseAbs()) + layer.bias.cwiseAbs()))
+            .array() +
+        1.0;
+    Eigen::VectorXd h_lower = mid - spread - margin;
+    Eigen::VectorXd h_upper = mid + spread + margin;
+    if (!h_lower.allFinite() || !h_upper.allFinite())
+      throw Error("the bounds of hidden layer " + std::to_string(k + 1) + " over the input box are not finite");
+    intervals.emplace_back(h_lower, h_upper);
+    lower = h_lower;
+    upper = h_upper;
+    for (Eigen::Index j = 0; j < lower.size(); ++j) {
+      if (layer.is_linear(j)) continue;
+      lower[j] = std::max(lower[j], 0.0);
+      upper[j] = std::max(upper[j], 0.0);
+    }
+  }
+  return intervals;
+}
+
+}  // namespace
+
+Network specialize_linear_neurons(const Network& network, const Eigen::VectorXd& lower,
+                                  const Eigen::VectorXd& upper) {
+  if (!network.has_linear_neurons()) return network;
+  if (!lower.allFinite() || !upper.allFinite())
+    throw Error("a network with linear neurons needs a finite box on its input");
+  const auto intervals = hidden_intervals(network, lower, upper);
+  std::vector<DenseLayer> layers = network.layers();
+  for (std::size_t k = 0; k + 1 < layers.size(); ++k) {
+    DenseLayer& layer = layers[k];
+    for (Eigen::Index j = 0; j < layer.bias.size(); ++j) {
+      if (!layer.is_linear(j)) continue;
+      const double shift = carry_shift(intervals[k].first[j]);
+      layer.bias[j] -= shift;
+      layers[k + 1].bias += shift * layers[k + 1].weights.col(j);
+    }
+    layer.linear.clear();
+  }
+  return Network(std::move(layers));
+}
+
+}  // namespace reluopt::detail

@@ -1,0 +1,80 @@
+// The piecewise-linear and residual ONNX fixtures and their expected outputs are written by
+// tests/io/make_pwl_fixtures.py, which computes the outputs with its own numpy forward pass (MaxPool by loops
+// over windows, Clip as numpy's clip, residual branches as named tensors), independent of this reader. Weights
+// are doubles, so the network the reader builds (ReLUs and linear neurons) must reproduce them to 1e-9.
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "io/reader_test_util.h"
+#include "reluopt/model_io.h"
+
+namespace reluopt {
+namespace {
+
+using testing::error_message;
+using testing::expect_forward_passes;
+using testing::expect_one_line_with;
+
+const std::string kPwlDir = std::string(RELUOPT_FIXTURES_DIR) + "/pwl/";
+
+const nlohmann::json& expected_outputs() {
+  static const nlohmann::json expected = testing::read_expected(kPwlDir);
+  return expected;
+}
+
+class GoodPwlFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoodPwlFixture, MatchesIndependentForwardPass) {
+  const Network network = read_onnx(kPwlDir + GetParam());
+  expect_forward_passes(network, expected_outputs().at(GetParam()), 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoodPwlFixture, ::testing::ValuesIn(testing::expected_files(expected_outputs())),
+                         testing::fixture_test_name);
+
+TEST(OnnxPwl, EveryOperatorHasAFixture) {
+  for (const char* file : {"leaky_relu.onnx", "prelu.onnx", "clip_relu6.onnx", "clip_hardtanh_opset9.onnx",
+                           "clip_max_only.onnx", "hard_sigmoid.onnx", "abs.onnx", "max_min_of_branches.onnx",
+                           "maxpool.onnx", "maxpool_pads_stride2.onnx", "global_maxpool.onnx",
+                           "resnet_two_blocks.onnx", "concat_sub_skip.onnx"})
+    EXPECT_TRUE(expected_outputs().contains(file)) << file;
+}
+
+// A residual branch is carried beside the ReLUs as linear neurons; a chain of ReLUs has none, as before.
+TEST(OnnxPwl, LinearNeuronsOnlyWhereAValueIsCarried) {
+  EXPECT_TRUE(read_onnx(kPwlDir + "resnet_two_blocks.onnx").has_linear_neurons());
+  EXPECT_TRUE(read_onnx(kPwlDir + "maxpool.onnx").has_linear_neurons());
+  EXPECT_FALSE(read_onnx(kPwlDir + "abs.onnx").has_linear_neurons());
+  EXPECT_FALSE(read_onnx(std::string(RELUOPT_FIXTURES_DIR) + "/conv/conv_pads.onnx").has_linear_neurons());
+}
+
+// skip_connection.onnx is y = x + relu(W x + b): y - x = relu(...) is never negative, and x passes unchanged
+// where the ReLU is off.
+TEST(OnnxPwl, SkipConnectionAddsTheInput) {
+  const Network network = read_onnx(std::string(RELUOPT_FIXTURES_DIR) + "/onnx/skip_connection.onnx");
+  ASSERT_EQ(network.input_dim(), 3);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    Eigen::VectorXd x(3);
+    for (Eigen::Index i = 0; i < 3; ++i) x[i] = uniform(rng);
+    const Eigen::VectorXd branch = network.forward(x) - x;
+    EXPECT_GE(branch.minCoeff(), -1e-12) << x.transpose();
+  }
+}
+
+TEST(OnnxPwl, SmoothActivationsAreRefusedByName) {
+  for (const std::string op : {"Sigmoid", "Tanh"}) {
+    const std::string file = op == "Sigmoid" ? "sigmoid.onnx" : "tanh.onnx";
+    expect_one_line_with(error_message([&] { read_onnx(kPwlDir + file); }),
+                         {"unsupported ONNX operator '" + op + "'", "node 't1'", "smooth activation", file});
+  }
+}
+
+}  // namespace
+}  // namespace reluopt
