@@ -476,6 +476,7 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     NodeLp relaxation;
+    bool lp_scores = false;  // the optimized bound leaves every split's score at zero: the LP's point scores them
     if (optimizes(free, input_split)) {
       const OptimizedBound optimized = optimize(node, prop.bounds);
       bound = std::min(bound, optimized.upper);
@@ -483,7 +484,9 @@ class Search {
       offer(optimized.vertex);
       prop.objective.relaxation_share = optimized.relaxation_share;
       node.multipliers = std::make_shared<const Multipliers>(optimized.multipliers);
-    } else if (!input_split || problem_.rows.has_output_rows()) {
+      lp_scores = !any_share(prop.objective.relaxation_share, free);
+    }
+    if (lp_scores || (!optimizes(free, input_split) && (!input_split || problem_.rows.has_output_rows()))) {
       if (!input_split && prop.objective.relaxation_share.empty()) {  // made by an input split: the score needs it
         const NeuronBounds own = prop.bounds;
         prop = propagate_box(node.lo, node.hi, node.splits, &own);
@@ -507,6 +510,15 @@ class Search {
     }
     if (free.empty() || input_split) return split_input(std::move(node), prop, children);
     split_relu(std::move(node), prop, free, relaxation.relu_gap, children);
+  }
+
+  // Whether some free neuron's upper line adds to the bound (a positive relaxation share). Where none does (the
+  // objective reaches the free neurons only through their lower lines, as behind max pooling), the splits'
+  // scores come from the node LP's point instead: splitting by width alone made the maxpool model of
+  // bench/pwl_verify.py branch on neurons that leave the bound unchanged.
+  static bool any_share(const std::vector<Eigen::VectorXd>& share, const std::vector<std::pair<int, int>>& free) {
+    if (share.empty()) return false;
+    return std::any_of(free.begin(), free.end(), [&](const auto& n) { return share[n.first][n.second] > 0.0; });
   }
 
   // Whether the node is bounded by optimized slopes and multipliers instead of its LP: with more than
@@ -625,7 +637,7 @@ class Search {
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
       result.x = std::move(x);
-      if (problem_.rows.has_output_rows()) result.relu_gap = relu_gaps(f, s.values);
+      result.relu_gap = relu_gaps(f, s.values);
       result.bound = std::min(result.bound, s.bound);
       const bool more = round < kCutRounds && !closes(result.bound) && add_anderson_cuts(f, s.values);
       if (!more) {
