@@ -486,6 +486,7 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     NodeLp relaxation;
+    bool lp_scores = false;  // the optimized bound leaves every split's score at zero: the LP's point scores them
     if (optimizes(free, input_split)) {
       const OptimizedBound optimized = optimize(node, prop.bounds);
       bound = std::min(bound, optimized.upper);
@@ -493,10 +494,14 @@ class Search {
       offer(optimized.vertex);
       node.bound = bound;
       node.multipliers = std::make_shared<const Multipliers>(optimized.multipliers);
-      node.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
-      return split_optimized(std::move(node), optimized.relaxation_share, free, children);
+      prop.objective.relaxation_share = optimized.relaxation_share;
+      lp_scores = !any_share(prop.objective.relaxation_share, free);
+      if (!lp_scores) {
+        node.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
+        return split_optimized(std::move(node), optimized.relaxation_share, free, children);
+      }
     }
-    if (!input_split || problem_.rows.has_output_rows()) {
+    if (lp_scores || (!optimizes(free, input_split) && (!input_split || problem_.rows.has_output_rows()))) {
       if (!input_split && prop.objective.relaxation_share.empty()) {  // made by an input split: the score needs it
         const NeuronBounds own = prop.bounds;
         prop = propagate_box(node.lo, node.hi, node.splits, &own);
@@ -520,6 +525,15 @@ class Search {
     }
     if (free.empty() || input_split) return split_input(std::move(node), prop, children);
     split_relu(std::move(node), prop, free, relaxation.relu_gap, children);
+  }
+
+  // Whether some free neuron's upper line adds to the bound (a positive relaxation share). Where none does (the
+  // objective reaches the free neurons only through their lower lines, as behind max pooling), the splits'
+  // scores come from the node LP's point instead: splitting by width alone made the maxpool model of
+  // bench/pwl_verify.py branch on neurons that leave the bound unchanged.
+  static bool any_share(const std::vector<Eigen::VectorXd>& share, const std::vector<std::pair<int, int>>& free) {
+    if (share.empty()) return false;
+    return std::any_of(free.begin(), free.end(), [&](const auto& n) { return share[n.first][n.second] > 0.0; });
   }
 
   // Whether the node is bounded by optimized slopes and multipliers instead of its LP: with more than
@@ -638,7 +652,7 @@ class Search {
       for (std::size_t i = 0; i < f.input.size(); ++i) x[static_cast<Eigen::Index>(i)] = s.values[f.input[i]];
       offer(x);
       result.x = std::move(x);
-      if (problem_.rows.has_output_rows()) result.relu_gap = relu_gaps(f, s.values);
+      result.relu_gap = relu_gaps(f, s.values);
       result.bound = std::min(result.bound, s.bound);
       const bool more = round < kCutRounds && !closes(result.bound) && add_anderson_cuts(f, s.values);
       if (!more) {
@@ -920,12 +934,12 @@ class Search {
   }
 
   // A node bounded as it was made, split by split_optimized with its own neuron bounds and parameters (no
-  // propagation); false, doing nothing, when too few neurons are left free for the optimized bound (the node then
-  // goes the propagated way, to its LP).
+  // propagation); false, doing nothing, when too few neurons are left free for the optimized bound or no split has
+  // a positive score (the node then goes the propagated way, to its LP).
   bool split_bounded(Node& node, std::vector<Node>& children) {
     const FreeMask concave = concave_neurons(problem_.network, problem_.objective, *node.prior);
     const std::vector<std::pair<int, int>> free = branchable(node, *node.prior, concave);
-    if (!optimizes(free, false)) return false;
+    if (!optimizes(free, false) || !any_share(*node.share, free)) return false;
     const std::shared_ptr<const std::vector<Eigen::VectorXd>> share = std::move(node.share);
     split_optimized(std::move(node), *share, free, children);
     return true;

@@ -219,9 +219,17 @@ MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions
 }
 
 
-// The first run's node limit: the small models of examples/models/ end within 200 nodes, before the tightening
-// with the rows would cost more than their whole search (on pricing_s2 a second run took 0.25 s, the first alone
-// 0.056 s); process_s3 went from 1.42 s to 1.07 s with the second run (bench/results/models_peers.md).
+// Whether the first run is worth its time. With one hidden layer the propagated bounds of the composite are LP
+// bounds over the box already, the rows tighten them little, and the small models of examples/models/ end within
+// the first run, before the tightening would cost more than their whole search (on pricing_s2 a second run took
+// 0.25 s, the first alone 0.056 s). Deeper, the tightening narrows the later layers' triangles, which the first
+// run lacks: on process_s3 (32x32) the first run's 200 nodes were a quarter of the time, and CBC over the
+// tightened formulation alone took 250 nodes where both runs took 504 (bench/results/models_peers.md).
+bool first_run_pays(const Problem& problem) {
+  return problem.rows.empty() || problem.network.num_hidden_layers() <= 1;
+}
+
+// The first run's node limit: see first_run_pays.
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
                           const Deadline& deadline, const RunControl& control, long first_run_nodes) {
   const Network& network = *reduced.composite;
@@ -231,8 +239,10 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   const ModelBounds propagated = propagated_bounds(problem, options, deadline);
   MipFormulation formulation = formulate(reduced, options, propagated);
   const bool two_runs = !problem.rows.empty();
-  MipResult solution = run_cbc(formulation, network, options, deadline, control, incumbent,
-                               two_runs ? first_run_nodes : 0, 0, false);
+  MipResult solution;
+  if (first_run_pays(problem))
+    solution = run_cbc(formulation, network, options, deadline, control, incumbent, two_runs ? first_run_nodes : 0,
+                       0, false);
   long nodes = solution.nodes;
   long lps = 0;
   double bound = solver_bound(solution);

@@ -14,8 +14,9 @@ namespace reluopt {
 // within model_tolerance(model) is reported. The bound carries a margin for the composite's rounding; the status
 // is infeasible only when CBC proves that the formulation has no point.
 //
-// With output rows or integers, a first CBC run over options.mip.bounds stops after first_run_nodes nodes: the
-// small models end within it. The others go on with a MIP start from 16 samples (region problems with the rows)
+// With output rows or integers and a composite of one hidden layer, a first CBC run over options.mip.bounds stops
+// after first_run_nodes nodes: the small models end within it. The others (and deeper composites, from the
+// start) go on with a MIP start from 16 samples (region problems with the rows)
 // and the formulation over the box and neuron bounds tightened with the rows and integrality
 // (algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs' bounds hold and the
 // least is reported.
