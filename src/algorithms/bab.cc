@@ -5,8 +5,10 @@
 //     U(node) = min( propagate(B, splits).upper,                              bound propagation, §10
 //                    max { c^T y : triangle relaxation on B, splits, A x <= b, Anderson cuts } )   node LP
 // (the LP's bound safe from its duals; while many neurons are free on a plain box, the optimized bound of
-// optimized_bounds.h over the node's slopes and split multipliers takes the LP's place; the first layer's bounds tightened by LPs over the split half-spaces,
-// split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
+// optimized_bounds.h over the node's slopes and split multipliers takes the LP's place, and that node's children
+// are bounded the same way as they are made, in one batch over its neuron bounds, without a propagation; every
+// node's prior holds the root's optimized neuron bounds; the first layer's bounds tightened by LPs over the split
+// half-spaces, split_bounds.h; the LP starts with the cuts tight at its parent's and from its parent's optimal basis) and
 // every forward pass at a point of P is a lower bound. Nodes with U <= incumbent + tol are
 // pruned (their bound is kept in the frontier's global bound), the rest are split in two:
 //   - on an input coordinate, chosen by strong branching (split_input; the widest coordinate while strong
@@ -132,6 +134,10 @@ struct Node {
   // function lambda^T x + constant (f <= it on the node) has these slopes and the maximum `upper` over its box.
   Eigen::VectorXd lambda;
   double upper = kInfinity;
+  // Non-null when the node was bounded by optimized slopes and multipliers as it was made (split_optimized): its
+  // bound is that bound, `prior` holds neuron bounds valid on it (its splits not applied), `multipliers` its own
+  // parameters, and this the intercept each upper line adds to the bound (the branching score).
+  std::shared_ptr<const std::vector<Eigen::VectorXd>> share;
 };
 
 // A node LP's safe bound (+infinity when it gives none), with its last optimal basis and the cuts tight there,
@@ -259,12 +265,13 @@ class Frontier {
 };
 
 // An open node's size in memory, estimated: the struct, its box and slopes (3 d doubles), its neuron bounds (2 per
-// hidden neuron, its own or its parent's), a split per hidden neuron once it has one, and the allocations' overhead.
+// hidden neuron, its own or its parent's), its optimized slopes, multipliers and branching scores (3 per hidden
+// neuron), a split per hidden neuron once it has one, and the allocations' overhead.
 std::size_t node_bytes(const Network& network) {
   const auto hidden = static_cast<std::size_t>(network.num_hidden_neurons());
   const auto d = static_cast<std::size_t>(network.input_dim());
   const auto layers = static_cast<std::size_t>(network.num_hidden_layers());
-  return sizeof(Node) + 3 * (8 * d + 32) + 16 * hidden + 64 * layers + hidden + 128;
+  return sizeof(Node) + 3 * (8 * d + 32) + 40 * hidden + 64 * layers + hidden + 128;
 }
 
 // How many open nodes fit in `memory_mb` megabytes (0: no limit).
@@ -388,8 +395,9 @@ bool proven_empty(const LinearModel& model, LpSolver& lp, double seconds) {
 class Search {
  public:
   Search(const Problem& problem, const SolveOptions& options, const Deadline& deadline, Incumbent& incumbent,
-         Frontier& frontier)
+         Frontier& frontier, std::shared_ptr<const NeuronBounds> root_bounds)
       : problem_(problem), options_(options), deadline_(deadline), incumbent_(incumbent), frontier_(frontier),
+        root_bounds_(std::move(root_bounds)),
         output_weights_(problem.objective.sign() * problem.objective.weights),
         constant_(problem.objective.sign() * problem.objective.constant),
         node_budget_(node_budget(problem.network, options.bab.memory_mb)) {}
@@ -447,6 +455,8 @@ class Search {
   // Bounds the node, and splits it into `children` (appended) unless it closes.
   void process(Node node, LpSolver& lp, std::vector<Node>& children) {
     if (close_or_keep(node.bound)) return;
+    if (!node.prior) node.prior = root_bounds_;  // a node from another process: the root's bounds hold on it
+    if (node.share && split_bounded(node, children)) return;
     Propagation prop;
     if (node.lambda.size() > 0) {
       prop.bounds = *node.prior;
@@ -482,9 +492,14 @@ class Search {
       bound = std::min(bound, optimized.upper);
       if (optimized.upper == -kInfinity || close_or_keep(bound)) return;
       offer(optimized.vertex);
-      prop.objective.relaxation_share = optimized.relaxation_share;
+      node.bound = bound;
       node.multipliers = std::make_shared<const Multipliers>(optimized.multipliers);
+      prop.objective.relaxation_share = optimized.relaxation_share;
       lp_scores = !any_share(prop.objective.relaxation_share, free);
+      if (!lp_scores) {
+        node.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
+        return split_optimized(std::move(node), optimized.relaxation_share, free, children);
+      }
     }
     if (lp_scores || (!optimizes(free, input_split) && (!input_split || problem_.rows.has_output_rows()))) {
       if (!input_split && prop.objective.relaxation_share.empty()) {  // made by an input split: the score needs it
@@ -892,25 +907,79 @@ class Search {
     }
   }
 
-  void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free,
-                  const std::vector<Eigen::VectorXd>& relu_gap, std::vector<Node>& children) {
+  // The free neuron to split: the one whose upper line adds the most to the bound (`share`); where no line adds
+  // any, the neuron whose triangle the node LP's point uses most (with rows: the split cuts that point off), then
+  // the narrower side of [l, u].
+  static std::pair<int, int> pick_relu(const std::vector<Eigen::VectorXd>& share, const NeuronBounds& bounds,
+                                       const std::vector<std::pair<int, int>>& free,
+                                       const std::vector<Eigen::VectorXd>& relu_gap) {
     std::pair<int, int> pick = free.front();
     std::array<double, 3> best{-1.0, -1.0, -1.0};
     for (const auto& [k, j] : free) {
-      // The intercept the split removes from the bound; where no line adds any, the neuron whose triangle the
-      // node LP's point uses most (with rows: the split cuts that point off), then the narrower side of [l, u].
-      const double share = prop.objective.relaxation_share[k][j];
       const double gap = relu_gap.empty() ? 0.0 : relu_gap[k][j];
-      const double width = std::min(prop.bounds.upper[k][j], -prop.bounds.lower[k][j]);
-      const std::array<double, 3> key{std::max(share, 0.0), gap, width};
+      const double width = std::min(bounds.upper[k][j], -bounds.lower[k][j]);
+      const std::array<double, 3> key{std::max(share[k][j], 0.0), gap, width};
       if (key > best) {
         best = key;
         pick = {k, j};
       }
     }
+    return pick;
+  }
+
+  void add_free_splits(Node& node) const {
     if (node.splits.empty())
       for (int k = 0; k < problem_.network.num_hidden_layers(); ++k)
         node.splits.emplace_back(static_cast<std::size_t>(problem_.network.hidden_width(k)), Split::kFree);
+  }
+
+  // A node bounded as it was made, split by split_optimized with its own neuron bounds and parameters (no
+  // propagation); false, doing nothing, when too few neurons are left free for the optimized bound or no split has
+  // a positive score (the node then goes the propagated way, to its LP).
+  bool split_bounded(Node& node, std::vector<Node>& children) {
+    const FreeMask concave = concave_neurons(problem_.network, problem_.objective, *node.prior);
+    const std::vector<std::pair<int, int>> free = branchable(node, *node.prior, concave);
+    if (!optimizes(free, false) || !any_share(*node.share, free)) return false;
+    const std::shared_ptr<const std::vector<Eigen::VectorXd>> share = std::move(node.share);
+    split_optimized(std::move(node), *share, free, children);
+    return true;
+  }
+
+  // Splits the node on a ReLU and bounds both children at once, by optimized slopes and multipliers (one batch,
+  // from the node's parameters) over the node's neuron bounds, which stay valid under the new split: beta-CROWN's
+  // search, where the multipliers carry the splits and the intermediate bounds are not recomputed. A child enters
+  // `children` with its bound, parameters and branching score, or not at all when its bound closes it.
+  void split_optimized(Node node, const std::vector<Eigen::VectorXd>& share,
+                       const std::vector<std::pair<int, int>>& free, std::vector<Node>& children) {
+    const std::pair<int, int> pick = pick_relu(share, *node.prior, free, {});
+    add_free_splits(node);
+    node.share.reset();
+    std::array<Node, 2> child{node, std::move(node)};
+    child[0].splits[pick.first][pick.second] = Split::kActive;
+    child[1].splits[pick.first][pick.second] = Split::kInactive;
+    std::vector<OptimizedNode> rows;
+    for (const Node& c : child) rows.push_back({&c.lo, &c.hi, c.prior.get(), &c.splits, c.multipliers.get()});
+    const double best = incumbent_value();
+    const OptimizeSettings settings{.iterations = options_.bab.slope_steps,
+                                    .stop_below = std::isfinite(best) ? best : -kInfinity};
+    std::vector<OptimizedBound> bounds =
+        optimized_bounds(problem_.network, output_weights_, constant_, rows, settings, &deadline_);
+    for (std::size_t side = 0; side < 2; ++side) {
+      OptimizedBound& b = bounds[side];
+      if (b.upper == -kInfinity) continue;  // the split contradicts the neuron bounds: no point
+      child[side].bound = std::min(child[side].bound, b.upper);
+      if (close_or_keep(child[side].bound)) continue;
+      offer(b.vertex);
+      child[side].multipliers = std::make_shared<const Multipliers>(std::move(b.multipliers));
+      child[side].share = std::make_shared<const std::vector<Eigen::VectorXd>>(std::move(b.relaxation_share));
+      children.push_back(std::move(child[side]));
+    }
+  }
+
+  void split_relu(Node node, const Propagation& prop, const std::vector<std::pair<int, int>>& free,
+                  const std::vector<Eigen::VectorXd>& relu_gap, std::vector<Node>& children) {
+    const std::pair<int, int> pick = pick_relu(prop.objective.relaxation_share, prop.bounds, free, relu_gap);
+    add_free_splits(node);
     node.prior = std::make_shared<const NeuronBounds>(prop.bounds);
     Node inactive = node;
     node.splits[pick.first][pick.second] = Split::kActive;
@@ -928,6 +997,7 @@ class Search {
   const Deadline& deadline_;
   Incumbent& incumbent_;
   Frontier& frontier_;
+  const std::shared_ptr<const NeuronBounds> root_bounds_;  // valid on every node (may be null)
   const Eigen::VectorXd output_weights_;
   const double constant_;
   const long node_budget_;  // open nodes within the memory budget
@@ -1022,12 +1092,36 @@ Progress progress(const Deadline& deadline, long lps, long nodes, const Incumben
   return progress;
 }
 
-Node root_node(const Problem& problem, const SolveOptions& options, const Deadline& deadline) {
+// The neuron bounds over P's box with every layer's optimized (optimize_neuron_bounds): valid on every node, the
+// prior of the root and of a node that comes from another process without its parent's (each process computes
+// them, the same). Null with one hidden layer (interval arithmetic is exact there) or --slope-steps 0.
+// CROWN's adaptive slopes are close to the best already (on a 784 -> 4x256 -> 10 network, radius 0.03, its
+// second layer's bounds lie within 0.1% of the triangle LP's), so the steps are few (a quarter of
+// --slope-steps) and take at most kRootBoundsShare of the time: 20 steps cost that network 3-4 s (radius 0.02-0.05)
+// and tightened the layers' widths by 0.1-2%; on the 20 -> 2x100 -> 1 grid network they take milliseconds.
+constexpr double kRootBoundsShare = 0.05;
+std::shared_ptr<const NeuronBounds> optimized_root_bounds(const Problem& problem, const SolveOptions& options,
+                                                          const Deadline& deadline) {
+  const Network& network = problem.network;
+  if (options.bab.slope_steps <= 0 || network.num_hidden_layers() < 2) return nullptr;
+  const Eigen::VectorXd& lo = problem.domain.lower;
+  const Eigen::VectorXd& hi = problem.domain.upper;
+  auto bounds = std::make_shared<NeuronBounds>(symbolic_bounds(network, lo, hi, &deadline));
+  const SplitState none;
+  const OptimizedNode root{&lo, &hi, nullptr, &none, nullptr};
+  const Deadline share = deadline.share(kRootBoundsShare);
+  if (optimize_neuron_bounds(network, root, *bounds, {.iterations = std::max(1, options.bab.slope_steps / 4)}, &share))
+    return nullptr;  // contradictory bounds over a box: cannot be, and the plain search would show it
+  return bounds;
+}
+
+Node root_node(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
+               const std::shared_ptr<const NeuronBounds>& prior) {
   Node root;
   root.lo = problem.domain.lower;
   root.hi = problem.domain.upper;
   if (!problem.rows.empty()) {
-    RootBounds tightened = tighten_root(problem, deadline);
+    RootBounds tightened = tighten_root(problem, deadline, kRootTighteningShare, prior.get());
     root.lo = std::move(tightened.lo);
     root.hi = std::move(tightened.hi);
     root.bound = tightened.prop.objective.upper;
@@ -1036,9 +1130,10 @@ Node root_node(const Problem& problem, const SolveOptions& options, const Deadli
   }
   // The root's propagated bound before any worker starts: a run stopped at once still reports a bound.
   root.bound = propagate(problem.network, root.lo, root.hi, problem.objective.sign() * problem.objective.weights,
-                         problem.objective.sign() * problem.objective.constant, SplitState{}, nullptr, &deadline,
+                         problem.objective.sign() * problem.objective.constant, SplitState{}, prior.get(), &deadline,
                          options.relax_concave)
                    .objective.upper;
+  root.prior = prior;
   return root;
 }
 
@@ -1068,8 +1163,9 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& given, const Dea
   seed_incumbent(problem, options, start, incumbent, deadline);
   Frontier frontier;
   Peers* const peers = control.peers;
-  if (peers == nullptr || peers->lead()) frontier.push(root_node(problem, options, deadline));
-  Search search(problem, options, deadline, incumbent, frontier);
+  const std::shared_ptr<const NeuronBounds> root_bounds = optimized_root_bounds(problem, options, deadline);
+  if (peers == nullptr || peers->lead()) frontier.push(root_node(problem, options, deadline, root_bounds));
+  Search search(problem, options, deadline, incumbent, frontier, root_bounds);
   std::atomic<long> nodes{0};
   // Over several processes the frontier waits for nodes from the others until the lead sees the search over.
   std::optional<WorkSharing> sharing;

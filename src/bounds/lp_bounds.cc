@@ -105,7 +105,7 @@ Relaxation relaxation(const Network& network, const Domain& domain, const Neuron
 // neighbour from the first). Consecutive LPs then differ little and the warm start needs fewer simplex
 // iterations: 7-11% fewer on the benchmark networks, after 13-25% fewer from solving every max before every
 // min (bench/bench_bounds.cc).
-std::vector<int> similar_in_turn(const Eigen::MatrixXd& weights, const std::vector<int>& neurons) {
+std::vector<int> similar_in_turn(const Weights& weights, const std::vector<int>& neurons) {
   const Eigen::Index n = static_cast<Eigen::Index>(neurons.size());
   Eigen::MatrixXd unit(n, weights.cols());
   for (Eigen::Index i = 0; i < n; ++i) {

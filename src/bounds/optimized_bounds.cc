@@ -24,6 +24,11 @@
 // multipliers' rounding adds 3u (|Lambda'| + beta) max(|l|, |u|), the sums into C gamma_n their magnitudes. So a
 // stopped optimization, at any parameters, still gives a valid bound. The nodes of a batch share the products:
 // their coefficients are the rows of one matrix.
+//
+// The same bound over a truncated network bounds the pre-activations (alpha-CROWN's intermediate bounds): with
+// the output layer replaced by hidden layer k and c = +-e_i, B is an upper bound of +-h_k[i] over the node, each
+// row with its own slopes of layers < k. Layer by layer from the first, the unstable neurons' bounds are optimized
+// with the layers before at their optimized bounds; tighter lines there make every later bound tighter.
 #include "bounds/optimized_bounds.h"
 
 #include <algorithm>
@@ -46,6 +51,15 @@ struct LayerRelaxation {
   Matrix reach;                                // |W_j| m_j + |b_j| per node, m_j bounding the true |x_j|
 };
 
+// What each row of a batch bounds: top_r^T x_depth + constant_r, x_depth the input of layer `depth` (the objective
+// over the output layer's input, or +-h_k[i] over layer k's), with the magnitudes of the products that made them:
+// the exact function differs from the computed one by at most gamma_n (reach_r^T |x_depth| + constant_reach_r).
+struct Top {
+  Matrix coefficient, reach;
+  Eigen::VectorXd constant, constant_reach;
+  double gamma = 0.0;  // gamma_n of those products
+};
+
 struct Pass {
   Eigen::VectorXd bound;
   std::vector<Matrix> coefficient;  // Lambda_j over x_{j+1}
@@ -55,11 +69,11 @@ struct Pass {
 
 class Batch {
  public:
-  Batch(const Network& network, const Eigen::VectorXd& c, double c0, const std::vector<OptimizedNode>& nodes);
+  Batch(const Network& network, int depth, Top top, const std::vector<OptimizedNode>& nodes);
 
   Eigen::Index rows() const { return static_cast<Eigen::Index>(nodes_.size()); }
   bool empty(Eigen::Index r) const { return empty_[static_cast<std::size_t>(r)]; }
-  int hidden() const { return network_.num_hidden_layers(); }
+  int hidden() const { return depth_; }
   const LayerRelaxation& layer(int j) const { return layers_[static_cast<std::size_t>(j)]; }
   void start(Params& alpha, Params& beta) const;
   Pass backward(const Params& alpha, const Params& beta, bool certify) const;
@@ -74,30 +88,23 @@ class Batch {
   void finish(Pass& pass, Eigen::VectorXd& c, Eigen::VectorXd* margin) const;
 
   const Network& network_;
+  const int depth_;  // the hidden layers below the bounded function
   const std::vector<OptimizedNode>& nodes_;
-  Eigen::RowVectorXd top_;  // c^T W_K
-  double top_constant_;     // c0 + c^T b_K
-  Eigen::RowVectorXd top_reach_;  // |c|^T |W_K|
-  double top_constant_reach_;     // |c0| + |c|^T |b_K|
+  const Top top_;
   std::vector<LayerRelaxation> layers_;
   std::vector<bool> empty_;
   Matrix lo_, hi_;
 };
 
-Batch::Batch(const Network& network, const Eigen::VectorXd& c, double c0, const std::vector<OptimizedNode>& nodes)
-    : network_(network), nodes_(nodes), empty_(nodes.size(), false) {
-  const DenseLayer& out = network.output_layer();
-  top_ = c.transpose() * out.weights;
-  top_constant_ = c0 + c.dot(out.bias);
-  top_reach_ = c.cwiseAbs().transpose() * out.weights.cwiseAbs();
-  top_constant_reach_ = std::abs(c0) + c.cwiseAbs().dot(out.bias.cwiseAbs());
+Batch::Batch(const Network& network, int depth, Top top, const std::vector<OptimizedNode>& nodes)
+    : network_(network), depth_(depth), nodes_(nodes), top_(std::move(top)), empty_(nodes.size(), false) {
   lo_.resize(rows(), network.input_dim());
   hi_.resize(rows(), network.input_dim());
   for (Eigen::Index r = 0; r < rows(); ++r) {
     lo_.row(r) = nodes[static_cast<std::size_t>(r)].lo->transpose();
     hi_.row(r) = nodes[static_cast<std::size_t>(r)].hi->transpose();
   }
-  for (int j = 0; j < network.num_hidden_layers(); ++j) add_layer(j);
+  for (int j = 0; j < depth; ++j) add_layer(j);
 }
 
 // The lines of layer j per node, its splits applied to its bounds (a contradiction: the node is empty).
@@ -159,18 +166,18 @@ Pass Batch::backward(const Params& alpha, const Params& beta, bool certify) cons
   Pass pass;
   pass.coefficient.resize(static_cast<std::size_t>(hidden()));
   if (certify) pass.share.resize(static_cast<std::size_t>(hidden()));
-  Matrix lambda = Matrix::Ones(rows(), 1) * top_;
-  Eigen::VectorXd c = Eigen::VectorXd::Constant(rows(), top_constant_);
+  Matrix lambda = top_.coefficient;
+  Eigen::VectorXd c = top_.constant;
   Eigen::VectorXd margin;
   if (certify) {
-    const Eigen::Index n = top_.size();
-    const Matrix m = hidden() == 0 ? Matrix(lo_.cwiseAbs().cwiseMax(hi_.cwiseAbs())) : Matrix::Zero(rows(), n);
-    margin = Eigen::VectorXd::Constant(rows(), gamma(n + 2) * top_constant_reach_);
-    for (Eigen::Index r = 0; r < rows() && hidden() > 0; ++r) {
-      const Eigen::VectorXd& u = nodes_[static_cast<std::size_t>(r)].bounds->upper[hidden() - 1];
-      margin[r] += gamma(n + 2) * top_reach_.dot(u.cwiseMax(0.0));
+    const double g = top_.gamma;
+    margin = g * top_.constant_reach;
+    for (Eigen::Index r = 0; r < rows(); ++r) {
+      const OptimizedNode& node = nodes_[static_cast<std::size_t>(r)];
+      const Eigen::VectorXd m = hidden() == 0 ? Eigen::VectorXd(node.lo->cwiseAbs().cwiseMax(node.hi->cwiseAbs()))
+                                              : Eigen::VectorXd(node.bounds->upper[hidden() - 1].cwiseMax(0.0));
+      margin[r] += g * top_.reach.row(r).dot(m);
     }
-    if (hidden() == 0) margin += gamma(n + 2) * (m * top_reach_.transpose());
   }
   for (int j = hidden() - 1; j >= 0; --j) {
     const LayerRelaxation& r = layer(j);
@@ -276,13 +283,14 @@ OptimizedBound result_row(const Batch& batch, const Pass& pass, const Params& al
   return out;
 }
 
-}  // namespace
+// The best parameters found for each row of the batch, by projected gradient from its start, and their certified
+// pass.
+struct Optimum {
+  Params alpha, beta;
+  Pass certified;
+};
 
-std::vector<OptimizedBound> optimized_bounds(const Network& network, const Eigen::VectorXd& output_weights,
-                                             double constant, const std::vector<OptimizedNode>& nodes,
-                                             const OptimizeSettings& settings, const Deadline* deadline) {
-  if (nodes.empty()) return {};
-  const Batch batch(network, output_weights, constant, nodes);
+Optimum optimize(const Batch& batch, const OptimizeSettings& settings, const Deadline* deadline) {
   Params alpha, beta;
   batch.start(alpha, beta);
   Params best_alpha = alpha, best_beta = beta, alpha_grad = alpha, beta_grad = beta;
@@ -309,10 +317,77 @@ std::vector<OptimizedBound> optimized_bounds(const Network& network, const Eigen
     alpha_state.step(alpha, alpha_grad, alpha_rate, t + 1, moving, 0.0, 1.0);
     beta_state.step(beta, beta_grad, beta_rate, t + 1, moving, 0.0, kInfinity);
   }
-  const Pass certified = batch.backward(best_alpha, best_beta, true);
-  std::vector<OptimizedBound> out;
-  for (Eigen::Index r = 0; r < batch.rows(); ++r) out.push_back(result_row(batch, certified, best_alpha, best_beta, r));
-  return out;
+  Pass certified = batch.backward(best_alpha, best_beta, true);
+  return {std::move(best_alpha), std::move(best_beta), std::move(certified)};
+}
+
+}  // namespace
+
+std::vector<OptimizedBound> optimized_bounds(const Network& network, const Eigen::VectorXd& output_weights,
+                                             double constant, const std::vector<OptimizedNode>& nodes,
+                                             const OptimizeSettings& settings, const Deadline* deadline) {
+  if (nodes.empty()) return {};
+  const DenseLayer& out = network.output_layer();
+  const auto rows = static_cast<Eigen::Index>(nodes.size());
+  Top top;
+  top.coefficient = Matrix::Ones(rows, 1) * (output_weights.transpose() * out.weights);
+  top.reach = Matrix::Ones(rows, 1) * (output_weights.cwiseAbs().transpose() * out.weights.cwiseAbs());
+  top.constant = Eigen::VectorXd::Constant(rows, constant + output_weights.dot(out.bias));
+  top.constant_reach =
+      Eigen::VectorXd::Constant(rows, std::abs(constant) + output_weights.cwiseAbs().dot(out.bias.cwiseAbs()));
+  top.gamma = gamma(std::max(out.weights.rows(), out.weights.cols()) + 2);
+  const Batch batch(network, network.num_hidden_layers(), std::move(top), nodes);
+  const Optimum best = optimize(batch, settings, deadline);
+  std::vector<OptimizedBound> out_rows;
+  for (Eigen::Index r = 0; r < batch.rows(); ++r)
+    out_rows.push_back(result_row(batch, best.certified, best.alpha, best.beta, r));
+  return out_rows;
+}
+
+bool optimize_neuron_bounds(const Network& network, const OptimizedNode& node, NeuronBounds& bounds,
+                            const OptimizeSettings& settings, const Deadline* deadline) {
+  OptimizedNode here = node;
+  here.bounds = &bounds;
+  here.start = nullptr;
+  for (int k = 1; k < network.num_hidden_layers(); ++k) {
+    if (deadline && deadline->expired()) break;
+    Eigen::VectorXd& l = bounds.lower[static_cast<std::size_t>(k)];
+    Eigen::VectorXd& u = bounds.upper[static_cast<std::size_t>(k)];
+    const bool has_splits = node.splits && !node.splits->empty();
+    std::vector<Eigen::Index> unstable;
+    for (Eigen::Index i = 0; i < l.size(); ++i)
+      if (l[i] < 0.0 && u[i] > 0.0 && !(has_splits && (*node.splits)[k][static_cast<std::size_t>(i)] != Split::kFree))
+        unstable.push_back(i);
+    if (unstable.empty()) continue;
+    const DenseLayer& layer = network.hidden_layer(k);
+    const auto n = static_cast<Eigen::Index>(unstable.size());
+    Top top;
+    top.coefficient.resize(2 * n, layer.weights.cols());
+    top.constant.resize(2 * n);
+    for (Eigen::Index r = 0; r < n; ++r) {
+      const Eigen::Index i = unstable[static_cast<std::size_t>(r)];
+      top.coefficient.row(r) = layer.weights.row(i);
+      top.coefficient.row(n + r) = -layer.weights.row(i);
+      top.constant[r] = layer.bias[i];
+      top.constant[n + r] = -layer.bias[i];
+    }
+    top.reach = top.coefficient.cwiseAbs();
+    top.constant_reach = top.constant.cwiseAbs();
+    top.gamma = gamma(2);  // the rows are W_k's own: only the sums of the back-substitution round
+    const std::vector<OptimizedNode> rows(static_cast<std::size_t>(2 * n), here);
+    const Batch batch(network, k, std::move(top), rows);
+    if (batch.empty(0)) return true;
+    OptimizeSettings layer_settings = settings;
+    layer_settings.stop_below = 0.0;  // a side below zero makes the neuron stable: nothing more to gain
+    const Optimum best = optimize(batch, layer_settings, deadline);
+    for (Eigen::Index r = 0; r < n; ++r) {
+      const Eigen::Index i = unstable[static_cast<std::size_t>(r)];
+      u[i] = std::min(u[i], best.certified.bound[r]);
+      l[i] = std::max(l[i], -best.certified.bound[n + r]);
+    }
+    if ((l.array() > u.array()).any()) return true;
+  }
+  return false;
 }
 
 }  // namespace reluopt

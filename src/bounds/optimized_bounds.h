@@ -47,4 +47,12 @@ std::vector<OptimizedBound> optimized_bounds(const Network& network, const Eigen
                                              double constant, const std::vector<OptimizedNode>& nodes,
                                              const OptimizeSettings& settings, const Deadline* deadline = nullptr);
 
+// The node's pre-activation bounds tightened layer by layer (alpha-CROWN's intermediate bounds): for each hidden
+// layer k >= 1 in turn, the upper bounds of h_k[i] and -h_k[i] for every unstable neuron not split, each optimized
+// over its own slopes and multipliers of layers < k from CROWN's slopes, those layers at their tightened bounds.
+// `bounds` (valid on the node; node.bounds and node.start are not used) come out no looser, still valid. Stops at
+// the deadline with the bounds so far. True when the bounds contradict the node's splits: it has no point.
+bool optimize_neuron_bounds(const Network& network, const OptimizedNode& node, NeuronBounds& bounds,
+                            const OptimizeSettings& settings, const Deadline* deadline = nullptr);
+
 }  // namespace reluopt

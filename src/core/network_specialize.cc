@@ -28,7 +28,7 @@ std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> hidden_intervals(const 
     const DenseLayer& layer = network.hidden_layer(k);
     const Eigen::VectorXd centre = 0.5 * (lower + upper);
     const Eigen::VectorXd radius = 0.5 * (upper - lower);
-    const Eigen::MatrixXd magnitude = layer.weights.cwiseAbs();
+    const Weights magnitude = layer.weights.cwiseAbs();
     const Eigen::VectorXd mid = layer.weights * centre + layer.bias;
     const Eigen::VectorXd spread = magnitude * radius;
     const Eigen::VectorXd margin =

@@ -29,7 +29,7 @@ FreeMask concave_neurons(const Network& network, const Objective& objective, con
   FreeMask concave(layers);
   for (int k = 0; k < layers; ++k) concave[k].assign(network.hidden_width(k), 0);
   if (layers == 0) return concave;
-  const Eigen::VectorXd c = objective.sign() * network.output_layer().weights.transpose() * objective.weights;
+  const Eigen::VectorXd c = objective.sign() * (network.output_layer().weights.transpose() * objective.weights);
   const int last = layers - 1;
   for (int j = 0; j < network.hidden_width(last); ++j)
     if (c[j] <= 0.0 && !bounds.is_stable(last, j)) concave[last][j] = 1;
@@ -107,7 +107,7 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
   const int dim = d + region.num_free;
 
   RowMajorMatrix G = RowMajorMatrix::Zero(layers > 0 ? network.hidden_width(0) : 1, dim);
-  if (!copy_rows(G, layers > 0 ? network.hidden_layer(0).weights : objective_weights, deadline)) {
+  if (!copy_rows(G, layers > 0 ? network.hidden_layer(0).weights.dense() : objective_weights, deadline)) {
     region.complete = false;
     return region;
   }
@@ -123,7 +123,7 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
       return region;
     }
     const bool next_is_output = k + 1 == layers;
-    const Eigen::MatrixXd& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights;
+    const Eigen::MatrixXd& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights.dense();
     const Eigen::VectorXd& next_bias = next_is_output ? objective_bias : network.hidden_layer(k + 1).bias;
     // W_{k+1} D_k keeps the columns of the active neurons of layer k; a free neuron feeds its variable y.
     std::vector<Eigen::Index> active;

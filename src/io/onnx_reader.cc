@@ -779,7 +779,7 @@ class GraphReader {
     layers_.push_back(std::move(layer));
     // Every later tensor is checked together with the layers already held: a model is refused by the sum.
     const DenseLayer& held = layers_.back();
-    limits_.held_bytes += sizeof(double) * static_cast<std::uint64_t>(held.weights.size() + held.bias.size());
+    limits_.held_bytes += sizeof(double) * static_cast<std::uint64_t>(held.weights.stored() + held.bias.size());
     ctx.check_memory({width}, width + 1);  // the identity on the layer's outputs, should a node write it out
     for (std::size_t k = 0; k < carried.size(); ++k) values_[carried[k]] = outputs[own + k];
     outputs.resize(own);
@@ -790,10 +790,10 @@ class GraphReader {
   static void write_rows(const Value& v, Index row, DenseLayer& layer) {
     const Index n = num_elements(v.shape);
     if (v.identity) {
-      for (Index i = 0; i < n; ++i) layer.weights(row + i, v.first + i) = 1.0;
+      for (Index i = 0; i < n; ++i) layer.weights.dense()(row + i, v.first + i) = 1.0;
       return;
     }
-    layer.weights.middleRows(row, n) = v.rows.leftCols(v.rows.cols() - 1);
+    layer.weights.dense().middleRows(row, n) = v.rows.leftCols(v.rows.cols() - 1);
     layer.bias.segment(row, n) = v.rows.col(v.rows.cols() - 1);
   }
 

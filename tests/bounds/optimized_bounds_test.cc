@@ -1,6 +1,7 @@
 // Optimized bounds under splits (src/bounds/optimized_bounds.cc) against brute force: after every number of
 // projected gradient steps from 0 to 12, with and without splits, the certified bound is at least the exact
-// maximum over the box under the splits, on random networks of 1-4 hidden layers.
+// maximum over the box under the splits, on random networks of 1-4 hidden layers; the same for the optimized
+// pre-activation bounds of every layer (optimize_neuron_bounds).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -78,6 +79,56 @@ TEST_P(Optimized, BatchMatchesSingleNodes) {
   for (std::size_t s = 0; s < nodes.size(); ++s) {
     const double alone = optimized_bounds(net_, c(), c0(), {nodes[s]}, {.iterations = 8}).front().upper;
     EXPECT_NEAR(together[s].upper, alone, 1e-9 * (1.0 + std::abs(alone)));
+  }
+}
+
+// The network up to hidden layer k, whose pre-activations become the outputs.
+Network truncated(const Network& net, int k) {
+  std::vector<DenseLayer> layers(net.layers().begin(), net.layers().begin() + k + 1);
+  layers.back().linear.clear();
+  return Network(std::move(layers));
+}
+
+// The optimized neuron bounds hold against brute force after every number of steps from 0 to 8, with and without
+// splits: u_k[i] of a neuron not split is at least the exact maximum of h_k[i] over the box under the splits of
+// layers < k (a superset of the node's points, so the check is stricter than validity), l_k[i] at most the minimum;
+// and they are never looser than the bounds they start from.
+TEST_P(Optimized, NeuronBoundsHoldAtEveryIterationCount) {
+  if (net_.num_hidden_layers() < 2) GTEST_SKIP() << "one hidden layer: nothing to optimize";
+  for (const SplitState& splits : split_states(2)) {
+    const Propagation p = propagate(net_, domain_.lower, domain_.upper, c(), c0(), splits, nullptr);
+    ASSERT_FALSE(p.empty);
+    std::vector<Eigen::VectorXd> exact_max, exact_min;  // per layer, over the truncated network
+    for (int k = 0; k < net_.num_hidden_layers(); ++k) {
+      const Network head = truncated(net_, k);
+      const SplitState below = splits.empty() ? SplitState{} : SplitState(splits.begin(), splits.begin() + k);
+      exact_max.emplace_back(net_.hidden_width(k));
+      exact_min.emplace_back(net_.hidden_width(k));
+      for (int i = 0; i < net_.hidden_width(k); ++i) {
+        Objective h = Objective::output(net_.hidden_width(k), i);
+        exact_max.back()[i] = testing::brute_force_max_where(head, box(), h, below);
+        h.weights = -h.weights;
+        exact_min.back()[i] = -testing::brute_force_max_where(head, box(), h, below);
+      }
+    }
+    for (int iterations = 0; iterations <= 8; ++iterations) {
+      NeuronBounds b = p.bounds;
+      const OptimizedNode node{&domain_.lower, &domain_.upper, nullptr, &splits, nullptr};
+      ASSERT_FALSE(optimize_neuron_bounds(net_, node, b, {.iterations = iterations}));
+      for (int k = 0; k < net_.num_hidden_layers(); ++k)
+        for (int i = 0; i < net_.hidden_width(k); ++i) {
+          if (!splits.empty() && splits[k][i] != Split::kFree) {  // clamped by its own split, and left as it is
+            EXPECT_EQ(b.upper[k][i], p.bounds.upper[k][i]);
+            EXPECT_EQ(b.lower[k][i], p.bounds.lower[k][i]);
+            continue;
+          }
+          const double tol = 1e-12 * (1.0 + std::abs(exact_max[k][i]) + std::abs(exact_min[k][i]));
+          EXPECT_GE(b.upper[k][i], exact_max[k][i] - tol) << iterations << " steps, layer " << k << " neuron " << i;
+          EXPECT_LE(b.lower[k][i], exact_min[k][i] + tol) << iterations << " steps, layer " << k << " neuron " << i;
+          EXPECT_LE(b.upper[k][i], p.bounds.upper[k][i]);
+          EXPECT_GE(b.lower[k][i], p.bounds.lower[k][i]);
+        }
+    }
   }
 }
 

@@ -60,7 +60,7 @@ TEST(OnnxConv, EveryVariantHasExpectedOutputs) {
 TEST(OnnxConv, ConvLayerIsTheDenseEquivalent) {
   const Network network = read_onnx(kConvDir + "conv_stride2.onnx");
   EXPECT_EQ(network.describe(), "64 -> 27 -> 2");
-  const Eigen::MatrixXd& w = network.hidden_layer(0).weights;
+  const Eigen::MatrixXd w = network.hidden_layer(0).weights.to_dense();
   for (Eigen::Index row = 0; row < w.rows(); ++row) {
     EXPECT_EQ((w.row(row).array() != 0.0).count(), 9) << "neuron " << row;
     const Eigen::Index m = row / 9, i = row % 9 / 3, j = row % 3;
