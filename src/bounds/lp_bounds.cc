@@ -77,12 +77,12 @@ Relaxation relaxation(const Network& network, const Domain& domain, const Neuron
       const int h = m.add_column(l, u);  // implied by R_layer; finite bounds keep the dual bound finite
       std::vector<int> index{h};
       std::vector<double> value{-1.0};
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const double w = weights.weights(j, static_cast<Eigen::Index>(i));
-        if (inputs[i] < 0 || w == 0.0) continue;
-        index.push_back(inputs[i]);
+      weights.weights.for_each_in_row(j, [&](Eigen::Index i, double w) {
+        const int column = inputs[static_cast<std::size_t>(i)];
+        if (column < 0 || w == 0.0) return;
+        index.push_back(column);
         value.push_back(w);
-      }
+      });
       m.add_row(index, value, -weights.bias[j], -weights.bias[j]);  // w^T x - h = -b
       if (l >= 0.0) {
         outputs[j] = h;
