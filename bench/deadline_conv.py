@@ -179,7 +179,7 @@ def main():
     parser.add_argument("--before", help="a second binary (main's), measured on the same commands")
     parser.add_argument("--limits", nargs="+", type=float, default=[5, 10])
     parser.add_argument("--methods", nargs="+", default=METHODS)
-    parser.add_argument("--models", nargs="+", default=["avgpool28", "nn4sys", "conv32"])
+    parser.add_argument("--models", nargs="+", default=["conv32", "resnet", "maxpool28", "nn4sys", "avgpool28"])
     parser.add_argument("--term-after", type=float, default=3.0)
     parser.add_argument("--no-term", action="store_true", help="skip the SIGTERM runs")
     parser.add_argument("--workdir", default="/tmp/reluopt_deadline_conv")
