@@ -1097,9 +1097,26 @@ Progress progress(const Deadline& deadline, long lps, long nodes, const Incumben
 // them, the same). Null with one hidden layer (interval arithmetic is exact there) or --slope-steps 0.
 // CROWN's adaptive slopes are close to the best already (on a 784 -> 4x256 -> 10 network, radius 0.03, its
 // second layer's bounds lie within 0.1% of the triangle LP's), so the steps are few (a quarter of
-// --slope-steps) and take at most kRootBoundsShare of the time: 20 steps cost that network 3-4 s (radius 0.02-0.05)
-// and tightened the layers' widths by 0.1-2%; on the 20 -> 2x100 -> 1 grid network they take milliseconds.
+// --slope-steps), take at most kRootBoundsShare of the time, and are left out where they would cost more than
+// kRootBoundsWork multiply-adds: on that network 20 steps took 3-4 s (radius 0.02-0.05) and narrowed the layers
+// by 0.1-2%, and 5 steps made balls decided in 0.4 s take 1.2-1.7 s; on the 20 -> 2x100 -> 1 grid network they take
+// milliseconds and bring its bound after 15 s from 4.1-4.2 to 3.9.
 constexpr double kRootBoundsShare = 0.05;
+constexpr double kRootBoundsWork = 2e8;
+
+// Multiply-adds of `steps` steps over every unstable neuron of layers >= 1: per step and neuron, two rows through
+// the weights of the layers below, back and forth.
+double root_bounds_work(const Network& network, const NeuronBounds& bounds, int steps) {
+  double work = 0.0, below = static_cast<double>(network.hidden_layer(0).weights.size());
+  for (int k = 1; k < network.num_hidden_layers(); ++k) {
+    const Eigen::VectorXd& l = bounds.lower[static_cast<std::size_t>(k)];
+    const Eigen::VectorXd& u = bounds.upper[static_cast<std::size_t>(k)];
+    const auto unstable = static_cast<double>(((l.array() < 0.0) && (u.array() > 0.0)).count());
+    work += 4.0 * unstable * below * steps;
+    below += static_cast<double>(network.hidden_layer(k).weights.size());
+  }
+  return work;
+}
 std::shared_ptr<const NeuronBounds> optimized_root_bounds(const Problem& problem, const SolveOptions& options,
                                                           const Deadline& deadline) {
   const Network& network = problem.network;
@@ -1107,10 +1124,12 @@ std::shared_ptr<const NeuronBounds> optimized_root_bounds(const Problem& problem
   const Eigen::VectorXd& lo = problem.domain.lower;
   const Eigen::VectorXd& hi = problem.domain.upper;
   auto bounds = std::make_shared<NeuronBounds>(symbolic_bounds(network, lo, hi, &deadline));
+  const int steps = std::max(1, options.bab.slope_steps / 4);
+  if (root_bounds_work(network, *bounds, steps) > kRootBoundsWork) return nullptr;
   const SplitState none;
   const OptimizedNode root{&lo, &hi, nullptr, &none, nullptr};
   const Deadline share = deadline.share(kRootBoundsShare);
-  if (optimize_neuron_bounds(network, root, *bounds, {.iterations = std::max(1, options.bab.slope_steps / 4)}, &share))
+  if (optimize_neuron_bounds(network, root, *bounds, {.iterations = steps}, &share))
     return nullptr;  // contradictory bounds over a box: cannot be, and the plain search would show it
   return bounds;
 }
