@@ -1104,15 +1104,12 @@ Progress progress(const Deadline& deadline, long lps, long nodes, const Incumben
 constexpr double kRootBoundsShare = 0.05;
 constexpr double kRootBoundsWork = 2e8;
 
-// Multiply-adds of `steps` steps over every unstable neuron of layers >= 1: per step and neuron, two rows through
-// the weights of the layers below, back and forth.
-double root_bounds_work(const Network& network, const NeuronBounds& bounds, int steps) {
+// Multiply-adds of `steps` steps with every neuron of layers >= 1 unstable (at most): per step and neuron, two
+// rows through the weights of the layers below, back and forth.
+double root_bounds_work(const Network& network, int steps) {
   double work = 0.0, below = static_cast<double>(network.hidden_layer(0).weights.size());
   for (int k = 1; k < network.num_hidden_layers(); ++k) {
-    const Eigen::VectorXd& l = bounds.lower[static_cast<std::size_t>(k)];
-    const Eigen::VectorXd& u = bounds.upper[static_cast<std::size_t>(k)];
-    const auto unstable = static_cast<double>(((l.array() < 0.0) && (u.array() > 0.0)).count());
-    work += 4.0 * unstable * below * steps;
+    work += 4.0 * network.hidden_width(k) * below * steps;
     below += static_cast<double>(network.hidden_layer(k).weights.size());
   }
   return work;
@@ -1123,9 +1120,9 @@ std::shared_ptr<const NeuronBounds> optimized_root_bounds(const Problem& problem
   if (options.bab.slope_steps <= 0 || network.num_hidden_layers() < 2) return nullptr;
   const Eigen::VectorXd& lo = problem.domain.lower;
   const Eigen::VectorXd& hi = problem.domain.upper;
-  auto bounds = std::make_shared<NeuronBounds>(symbolic_bounds(network, lo, hi, &deadline));
   const int steps = std::max(1, options.bab.slope_steps / 4);
-  if (root_bounds_work(network, *bounds, steps) > kRootBoundsWork) return nullptr;
+  if (root_bounds_work(network, steps) > kRootBoundsWork) return nullptr;
+  auto bounds = std::make_shared<NeuronBounds>(symbolic_bounds(network, lo, hi, &deadline));
   const SplitState none;
   const OptimizedNode root{&lo, &hi, nullptr, &none, nullptr};
   const Deadline share = deadline.share(kRootBoundsShare);
