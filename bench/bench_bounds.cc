@@ -259,7 +259,7 @@ void run_strategies(int argc, char** argv) {
     std::vector<int> inputs(d), neurons;
     for (int i = 0; i < d; ++i) inputs[i] = i;
     for (int j = 0; j < std::min(max_neurons, network.hidden_width(0)); ++j) neurons.push_back(j);
-    const LayerLpSet set{over_p, inputs, network.hidden_layer(0).weights};
+    const LayerLpSet set{over_p, inputs, network.hidden_layer(0).weights.dense()};
     const Sequence sequence = interleaved(neurons);
     std::vector<Timing> timings;
     for (Mode mode : {Mode::kFreshDual, Mode::kSlackDual, Mode::kWarmPrimal, Mode::kWarmDual})
@@ -285,7 +285,7 @@ void run_strategies(int argc, char** argv) {
     std::vector<int> neurons;
     for (int j = 0; j < network.hidden_width(1) && static_cast<int>(neurons.size()) < max_neurons; ++j)
       if (!bounds.is_stable(1, j)) neurons.push_back(j);
-    const Eigen::MatrixXd& weights = network.hidden_layer(1).weights;
+    const Eigen::MatrixXd& weights = network.hidden_layer(1).weights.dense();
     const LayerLpSet big_m_set{big_m.model, big_m.post_activation[0], weights};
     const LayerLpSet triangle_set{triangle, triangle_post, weights};
     const Sequence plain = interleaved(neurons);

@@ -34,7 +34,7 @@ Network random_network(int input_dim, const std::vector<int>& hidden, int output
     std::uniform_real_distribution<double> bias(-1.0 / std::sqrt(fan_in), 1.0 / std::sqrt(fan_in));
     DenseLayer layer{Eigen::MatrixXd(fan_out, fan_in), Eigen::VectorXd(fan_out)};
     for (int i = 0; i < fan_out; ++i) {
-      for (int j = 0; j < fan_in; ++j) layer.weights(i, j) = weight(rng);
+      for (int j = 0; j < fan_in; ++j) layer.weights.dense()(i, j) = weight(rng);
       layer.bias[i] = bias(rng);
     }
     layers.push_back(std::move(layer));
@@ -178,7 +178,7 @@ PossibleStates possible_states(const Network& network, const Eigen::VectorXd& lo
   int bit = 0;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
     const DenseLayer& layer = network.hidden_layer(k);
-    const Eigen::MatrixXd positive = layer.weights.cwiseMax(0.0), negative = layer.weights.cwiseMin(0.0);
+    const Weights positive = layer.weights.positive_part(), negative = layer.weights.negative_part();
     const Eigen::VectorXd h_lo = positive * lo + negative * hi + layer.bias;
     const Eigen::VectorXd h_hi = positive * hi + negative * lo + layer.bias;
     for (Eigen::Index i = 0; i < h_lo.size(); ++i, ++bit) {

@@ -1,16 +1,111 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 
 namespace reluopt {
 
-// One affine map h = W x + b. W has one row per output neuron.
+// The W of an affine map, one row per output neuron: a dense matrix, or a row-major sparse one for a layer that is
+// mostly zeros (a convolution, a pooling, the identity rows that carry a residual branch), whose memory and time
+// then follow its nonzeros rather than rows x cols. It offers the products the methods need, so that each reads
+// the same for both; loops over one neuron's row go through for_each_in_row, which visits only nonzeros when
+// sparse (and every entry, zeros too, when dense).
+class Weights {
+ public:
+  using Sparse = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+
+  Weights() = default;
+  Weights(Eigen::MatrixXd dense) : dense_(std::move(dense)) {}  // NOLINT: a dense matrix is a Weights
+  template <typename Derived>
+  Weights(const Eigen::MatrixBase<Derived>& dense) : dense_(dense) {}  // NOLINT
+  Weights(Sparse sparse) : sparse_(std::move(sparse)), is_sparse_(true) { sparse_.makeCompressed(); }  // NOLINT
+
+  bool is_sparse() const { return is_sparse_; }
+  Eigen::Index rows() const { return is_sparse_ ? sparse_.rows() : dense_.rows(); }
+  Eigen::Index cols() const { return is_sparse_ ? sparse_.cols() : dense_.cols(); }
+  // Entries held: the nonzeros when sparse, rows x cols when dense.
+  Eigen::Index stored() const { return is_sparse_ ? sparse_.nonZeros() : dense_.size(); }
+  double operator()(Eigen::Index i, Eigen::Index j) const { return is_sparse_ ? sparse_.coeff(i, j) : dense_(i, j); }
+
+  // The dense matrix of a dense W (throws std::logic_error for a sparse one).
+  const Eigen::MatrixXd& dense() const;
+  Eigen::MatrixXd& dense();
+  const Sparse& sparse() const;  // throws std::logic_error for a dense W
+  Eigen::MatrixXd to_dense() const { return is_sparse_ ? Eigen::MatrixXd(sparse_) : dense_; }
+  Sparse to_sparse() const { return is_sparse_ ? sparse_ : Sparse(dense_.sparseView()); }
+
+  // Copies (const: an assignment to one is a mistake the compiler catches).
+  const Eigen::RowVectorXd row(Eigen::Index j) const;
+  const Eigen::VectorXd col(Eigen::Index i) const;
+  // f(i, w_ji) for the entries of row j: nonzeros only when sparse.
+  template <typename F>
+  void for_each_in_row(Eigen::Index j, F&& f) const {
+    if (is_sparse_) {
+      for (Sparse::InnerIterator it(sparse_, j); it; ++it) f(it.col(), it.value());
+    } else {
+      for (Eigen::Index i = 0; i < dense_.cols(); ++i) f(i, dense_(j, i));
+    }
+  }
+
+  // |W| v, without forming |W|.
+  Eigen::VectorXd abs_times(const Eigen::VectorXd& v) const;
+  // |W|, max(W, 0), min(W, 0) and diag(r) W diag(c), sparse when W is.
+  Weights cwiseAbs() const;
+  Weights positive_part() const;
+  Weights negative_part() const;
+  Weights scaled(const Eigen::VectorXd& r, const Eigen::VectorXd& c) const;
+  bool allFinite() const;
+  // Whether every entry lies in [-limit, limit] (false with a NaN).
+  bool within(double limit) const;
+  bool operator==(const Weights& other) const { return to_dense() == other.to_dense(); }
+
+  // W X
+  template <typename Derived>
+  Eigen::Matrix<double, Eigen::Dynamic, Derived::ColsAtCompileTime> operator*(
+      const Eigen::MatrixBase<Derived>& x) const {
+    if (is_sparse_) return sparse_ * x.derived();
+    return dense_ * x.derived();
+  }
+  // X W
+  template <typename Derived>
+  friend Eigen::Matrix<double, Derived::RowsAtCompileTime, Eigen::Dynamic> operator*(
+      const Eigen::MatrixBase<Derived>& x, const Weights& w) {
+    if (w.is_sparse_) return x.derived() * w.sparse_;
+    return x.derived() * w.dense_;
+  }
+
+  // W^T, for the products W^T X and X W^T.
+  struct Transposed {
+    const Weights& w;
+    template <typename Derived>
+    Eigen::Matrix<double, Eigen::Dynamic, Derived::ColsAtCompileTime> operator*(
+        const Eigen::MatrixBase<Derived>& x) const {
+      if (w.is_sparse_) return w.sparse_.transpose() * x.derived();
+      return w.dense_.transpose() * x.derived();
+    }
+    template <typename Derived>
+    friend Eigen::Matrix<double, Derived::RowsAtCompileTime, Eigen::Dynamic> operator*(
+        const Eigen::MatrixBase<Derived>& x, const Transposed& t) {
+      if (t.w.is_sparse()) return x.derived() * t.w.sparse().transpose();
+      return x.derived() * t.w.dense().transpose();
+    }
+  };
+  Transposed transpose() const { return Transposed{*this}; }
+
+ private:
+  Eigen::MatrixXd dense_;
+  Sparse sparse_;
+  bool is_sparse_ = false;
+};
+
+// One affine map h = W x + b. W has one row per output neuron; it may be sparse (Weights).
 struct DenseLayer {
-  Eigen::MatrixXd weights;
+  Weights weights;
   Eigen::VectorXd bias;
   // In a hidden layer, linear[j] = 1 marks a neuron that passes h_j on as it is, without a ReLU (a value that
   // a later layer needs again: a residual branch, or b in max(a, b) = b + relu(a - b)). Empty: all are ReLUs.

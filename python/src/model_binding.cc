@@ -36,7 +36,7 @@ py::list network_layers(const NetworkHandle& handle) {
   for (const DenseLayer& layer : handle.network->layers()) {
     py::array_t<bool> linear(layer.bias.size());
     for (Eigen::Index j = 0; j < layer.bias.size(); ++j) linear.mutable_at(j) = layer.is_linear(j);
-    out.append(py::make_tuple(layer.weights, layer.bias, linear));
+    out.append(py::make_tuple(layer.weights.to_dense(), layer.bias, linear));
   }
   return out;
 }

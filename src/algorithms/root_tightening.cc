@@ -100,8 +100,8 @@ void tighten_root_layer(const Problem& problem, int k, RootBounds& root, LpSolve
   std::vector<double> objective(static_cast<std::size_t>(f.model.num_cols()), 0.0);
   for (int j = 0; j < problem.network.hidden_width(k) && !deadline.expired(); ++j) {
     if (bounds.is_stable(k, j)) continue;
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      objective[static_cast<std::size_t>(inputs[i])] = layer.weights(j, static_cast<Eigen::Index>(i));
+    layer.weights.for_each_in_row(
+        j, [&](Eigen::Index i, double w) { objective[static_cast<std::size_t>(inputs[static_cast<std::size_t>(i)])] = w; });
     const auto [down, up] = safe_range(lp, objective, layer.bias[j], deadline);
     for (int column : inputs) objective[static_cast<std::size_t>(column)] = 0.0;
     if (!(down <= up)) continue;

@@ -30,6 +30,9 @@ NeuronBounds interval_bounds(const Network& network, const Domain& domain);
 // [W+ lo + W- hi + b, W+ hi + W- lo + b]. Null outputs are not computed; abs_reach gets |W| m + |b| with
 // m = max(|lo|, |hi|), the magnitude of each row's terms, from which a caller takes a round-off margin
 // (interval_layer, bounds/symbolic_bounds.h).
+void interval_step(const Weights& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
+                   const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u,
+                   Eigen::VectorXd* abs_reach = nullptr);
 void interval_step(const Eigen::MatrixXd& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
                    const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u,
                    Eigen::VectorXd* abs_reach = nullptr);

@@ -17,8 +17,7 @@ int NeuronBounds::num_unstable() const {
 
 void interval_step(const Eigen::MatrixXd& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
                    const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u, Eigen::VectorXd* abs_reach) {
-  // Column by column, in memory order and without the matrices W+ and W- (two copies of W, 800 MB each for a
-  // 32-channel convolution of a 32 x 32 image).
+  // Column by column, in memory order and without the matrices W+ and W- (two copies of W).
   if (l) *l = bias;
   if (u) *u = bias;
   if (abs_reach) *abs_reach = bias.cwiseAbs();
@@ -28,6 +27,21 @@ void interval_step(const Eigen::MatrixXd& weights, const Eigen::VectorXd& bias, 
     if (u) u->array() += w.max(0.0) * hi[i] + w.min(0.0) * lo[i];
     if (abs_reach) abs_reach->array() += w.abs() * std::max(std::abs(lo[i]), std::abs(hi[i]));
   }
+}
+
+void interval_step(const Weights& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
+                   const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u, Eigen::VectorXd* abs_reach) {
+  if (!weights.is_sparse()) return interval_step(weights.dense(), bias, lo, hi, l, u, abs_reach);
+  // Row by row over the nonzeros, each row's terms in the order of their columns as above.
+  if (l) *l = bias;
+  if (u) *u = bias;
+  if (abs_reach) *abs_reach = bias.cwiseAbs();
+  for (Eigen::Index j = 0; j < weights.rows(); ++j)
+    weights.for_each_in_row(j, [&](Eigen::Index i, double w) {
+      if (l) (*l)[j] += std::max(w, 0.0) * lo[i] + std::min(w, 0.0) * hi[i];
+      if (u) (*u)[j] += std::max(w, 0.0) * hi[i] + std::min(w, 0.0) * lo[i];
+      if (abs_reach) (*abs_reach)[j] += std::abs(w) * std::max(std::abs(lo[i]), std::abs(hi[i]));
+    });
 }
 
 NeuronBounds interval_bounds(const Network& network, const Domain& domain) {

@@ -38,13 +38,6 @@ constexpr int kSlopeRounds = 4;
 constexpr std::size_t kMaxRowsPerCheck = 256;
 constexpr double kWorkPerCheck = 2e8;
 
-// |W| v, without forming |W|.
-Eigen::VectorXd abs_times(const Eigen::MatrixXd& w, const Eigen::VectorXd& v) {
-  Eigen::VectorXd out = Eigen::VectorXd::Zero(w.rows());
-  for (Eigen::Index j = 0; j < w.cols(); ++j) out.array() += w.col(j).array().abs() * v[j];
-  return out;
-}
-
 // The relaxation of x_{j+1} = relu(h_j) for every neuron of layer j.
 struct ReluLines {
   Eigen::VectorXd upper_slope, upper_intercept, lower_slope;
@@ -92,7 +85,7 @@ class BackSubstitution {
   // Multiply-adds per row of Lambda to back-substitute from layer k to the input.
   double work_per_row(int k) const {
     double work = 0.0;
-    for (int j = 0; j <= k; ++j) work += static_cast<double>(terms_[j].layer->weights.size());
+    for (int j = 0; j <= k; ++j) work += static_cast<double>(terms_[j].layer->weights.stored());
     return work;
   }
   ReluLines& lines(int j) { return lines_[j]; }
@@ -121,7 +114,8 @@ class BackSubstitution {
     for (Eigen::Index r = 0; r < rows; ++r) {
       const double s = sign[static_cast<std::size_t>(r)];
       const Eigen::Index j = neuron[static_cast<std::size_t>(r)];
-      lambda.row(r) = s * t.layer->weights.row(j);
+      lambda.row(r).setZero();
+      t.layer->weights.for_each_in_row(j, [&](Eigen::Index i, double w) { lambda(r, i) = s * w; });
       c[r] = s * t.layer->bias[j];
       margin[r] = g * t.abs_reach[j];
     }
@@ -340,7 +334,7 @@ Propagation propagate(const Network& network, const Eigen::VectorXd& lo, const E
   for (int k = 0; k <= hidden; ++k) {
     if (k == hidden) {
       const DenseLayer& out = network.output_layer();
-      back.add_layer_terms(k, abs_times(out.weights, in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs())) + out.bias.cwiseAbs());
+      back.add_layer_terms(k, out.weights.abs_times(in_lo.cwiseAbs().cwiseMax(in_hi.cwiseAbs())) + out.bias.cwiseAbs());
       break;
     }
     Eigen::VectorXd l, u, abs_reach;

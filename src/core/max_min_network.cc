@@ -73,7 +73,7 @@ Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& lay
   const Eigen::Index width = static_cast<Eigen::Index>(rows.size());
   DenseLayer layer{Eigen::MatrixXd(width, rows.front().weights.size()), Eigen::VectorXd(width)};
   for (Eigen::Index r = 0; r < width; ++r) {
-    layer.weights.row(r) = rows[static_cast<std::size_t>(r)].weights;
+    layer.weights.dense().row(r) = rows[static_cast<std::size_t>(r)].weights;
     layer.bias[r] = rows[static_cast<std::size_t>(r)].constant;
   }
   layers.push_back(std::move(layer));
@@ -139,7 +139,7 @@ std::optional<MaxMinNetwork> compile(const Network& network, const Objective& ob
   DenseLayer last{Eigen::MatrixXd(static_cast<Eigen::Index>(outputs.size()), outputs[0].weights.size()),
                   Eigen::VectorXd(static_cast<Eigen::Index>(outputs.size()))};
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    last.weights.row(static_cast<Eigen::Index>(i)) = outputs[i].weights;
+    last.weights.dense().row(static_cast<Eigen::Index>(i)) = outputs[i].weights;
     last.bias[static_cast<Eigen::Index>(i)] = outputs[i].constant;
   }
   layers.push_back(std::move(last));

@@ -194,7 +194,7 @@ struct Composite {
   // Adds `weights` * v_i (a column over the rows from `row`) to the first layer, whose input is u.
   void add_variable(DenseLayer& layer, int row, int i, const Eigen::VectorXd& weights) const {
     for (SparseMap::InnerIterator it(input.R, i); it; ++it)
-      layer.weights.col(it.col()).segment(row, weights.size()) += it.value() * weights;
+      layer.weights.dense().col(it.col()).segment(row, weights.size()) += it.value() * weights;
     layer.bias.segment(row, weights.size()) += input.r[i] * weights;
   }
 };
@@ -211,7 +211,7 @@ void place_network_layer(const Composite& c, int k, int t, int j, int row, Dense
     std::copy(own.linear.begin(), own.linear.end(), layer.linear.begin() + row);
   }
   if (t > 0) {
-    layer.weights.block(row, c.places.start[j - 1][k], rows, own.weights.cols()) = own.weights;
+    layer.weights.dense().block(row, c.places.start[j - 1][k], rows, own.weights.cols()) = own.weights.to_dense();
     return;
   }
   for (std::size_t i = 0; i < use.input.size(); ++i) {
@@ -221,7 +221,7 @@ void place_network_layer(const Composite& c, int k, int t, int j, int row, Dense
       c.add_variable(layer, row, v, w);
       continue;
     }
-    layer.weights.col(c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]).segment(row, rows) += w;
+    layer.weights.dense().col(c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]).segment(row, rows) += w;
     layer.bias.segment(row, rows) += w * c.shift[v];
   }
 }
@@ -237,7 +237,7 @@ void place_carry(const Composite& c, int j, DenseLayer& layer) {
         c.add_variable(layer, row, v, one);
         continue;
       }
-      layer.weights(row, c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]) = 1.0;
+      layer.weights.dense()(row, c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]) = 1.0;
       layer.bias[row] = c.shift[v];
     }
     return;
@@ -245,7 +245,7 @@ void place_carry(const Composite& c, int j, DenseLayer& layer) {
   for (std::size_t p = 0; p < c.carry.carried.size(); ++p) {
     const int v = c.carry.carried[p], row = c.places.carry[j] + static_cast<int>(p);
     if (j > 0) {
-      layer.weights(row, c.places.carry[j - 1] + static_cast<int>(p)) = 1.0;
+      layer.weights.dense()(row, c.places.carry[j - 1] + static_cast<int>(p)) = 1.0;
       continue;
     }
     c.add_variable(layer, row, v, one);

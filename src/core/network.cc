@@ -55,9 +55,9 @@ void check_magnitudes(const DenseLayer& layer, const std::string& where) {
                 " in magnitude: no double-precision LP can use it (corrupt file or wrong units? docs/NUMERICS.md)");
   };
   for (Eigen::Index row = 0; row < layer.weights.rows(); ++row) {
-    for (Eigen::Index column = 0; column < layer.weights.cols(); ++column)
-      if (std::abs(layer.weights(row, column)) > kMaxMagnitude)
-        refuse("weight W[" + std::to_string(row) + "][" + std::to_string(column) + "]", layer.weights(row, column));
+    layer.weights.for_each_in_row(row, [&](Eigen::Index column, double w) {
+      if (std::abs(w) > kMaxMagnitude) refuse("weight W[" + std::to_string(row) + "][" + std::to_string(column) + "]", w);
+    });
     if (std::abs(layer.bias[row]) > kMaxMagnitude) refuse("bias b[" + std::to_string(row) + "]", layer.bias[row]);
   }
 }
@@ -85,7 +85,7 @@ Network::Network(std::vector<DenseLayer> layers) : layers_(std::move(layers)) {
     // One pass in memory order for the common case (NaN fails the comparison); the checks that name the
     // offender walk W row by row, across the columns of a column-major matrix, which misses the cache on every
     // entry of a wide layer.
-    if ((layer.weights.array().abs() <= kMaxMagnitude).all() && (layer.bias.array().abs() <= kMaxMagnitude).all())
+    if (layer.weights.within(kMaxMagnitude) && (layer.bias.array().abs() <= kMaxMagnitude).all())
       continue;
     if (!layer.weights.allFinite() || !layer.bias.allFinite())
       throw Error(where + " has a weight or bias that is not finite");

@@ -28,7 +28,7 @@ std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> hidden_intervals(const 
     const DenseLayer& layer = network.hidden_layer(k);
     const Eigen::VectorXd centre = 0.5 * (lower + upper);
     const Eigen::VectorXd radius = 0.5 * (upper - lower);
-    const Eigen::MatrixXd magnitude = layer.weights.cwiseAbs();
+    const Weights magnitude = layer.weights.cwiseAbs();
     const Eigen::VectorXd mid = layer.weights * centre + layer.bias;
     const Eigen::VectorXd spread = magnitude * radius;
     const Eigen::VectorXd margin =
@@ -62,12 +62,17 @@ Network specialize_linear_neurons(const Network& network, const Eigen::VectorXd&
   std::vector<DenseLayer> layers = network.layers();
   for (std::size_t k = 0; k + 1 < layers.size(); ++k) {
     DenseLayer& layer = layers[k];
+    const Weights& next = layers[k + 1].weights;
+    Eigen::VectorXd shifts = Eigen::VectorXd::Zero(layer.bias.size());
     for (Eigen::Index j = 0; j < layer.bias.size(); ++j) {
       if (!layer.is_linear(j)) continue;
-      const double shift = carry_shift(intervals[k].first[j]);
-      layer.bias[j] -= shift;
-      layers[k + 1].bias += shift * layers[k + 1].weights.col(j);
+      shifts[j] = carry_shift(intervals[k].first[j]);
+      layer.bias[j] -= shifts[j];
+      // A dense W adds its columns one by one; a sparse one's columns are scattered across its rows, so it adds
+      // W shifts below, in one pass over its nonzeros.
+      if (!next.is_sparse()) layers[k + 1].bias += shifts[j] * next.dense().col(j);
     }
+    if (next.is_sparse()) layers[k + 1].bias += next * shifts;
     layer.linear.clear();
   }
   return Network(std::move(layers));

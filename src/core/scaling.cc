@@ -38,7 +38,7 @@ Eigen::VectorXd layer_scale(const DenseLayer& layer, const Eigen::VectorXd& prev
 // W'[j][i] = W[j][i] p_i / s_j and b'_j = b_j / s_j: exact, every factor a power of two.
 DenseLayer scale_layer(const DenseLayer& layer, const Eigen::VectorXd& previous, const Eigen::VectorXd& scale) {
   DenseLayer scaled;
-  scaled.weights = scale.cwiseInverse().asDiagonal() * layer.weights * previous.asDiagonal();
+  scaled.weights = layer.weights.scaled(scale.cwiseInverse(), previous);
   scaled.bias = layer.bias.cwiseQuotient(scale);
   return scaled;
 }

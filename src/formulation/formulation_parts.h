@@ -18,7 +18,7 @@ const std::vector<int>& layer_inputs(const MipFormulation& f, int k);
 // time, which across the column-major W misses the cache on every entry of a wide layer (2 s for the 8192 x 3072
 // layer of an 8-channel convolution of a 32 x 32 image), and a convolution's row is mostly zeros.
 struct LayerRows {
-  explicit LayerRows(const DenseLayer& dense) : layer(dense), rows(dense.weights.sparseView()) {}
+  explicit LayerRows(const DenseLayer& dense) : layer(dense), rows(dense.weights.to_sparse()) {}
   const DenseLayer& layer;
   Eigen::SparseMatrix<double, Eigen::RowMajor> rows;
 };

@@ -29,7 +29,7 @@ FreeMask concave_neurons(const Network& network, const Objective& objective, con
   FreeMask concave(layers);
   for (int k = 0; k < layers; ++k) concave[k].assign(network.hidden_width(k), 0);
   if (layers == 0) return concave;
-  const Eigen::VectorXd c = objective.sign() * network.output_layer().weights.transpose() * objective.weights;
+  const Eigen::VectorXd c = objective.sign() * (network.output_layer().weights.transpose() * objective.weights);
   const int last = layers - 1;
   for (int j = 0; j < network.hidden_width(last); ++j)
     if (c[j] <= 0.0 && !bounds.is_stable(last, j)) concave[last][j] = 1;
@@ -58,7 +58,8 @@ constexpr double kWorkPerCheck = 2e8;
 
 // The first `used` columns of next_G += W_active * G_active, by blocks of rows; false when the deadline expired
 // first.
-bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Eigen::MatrixXd& W_active,
+template <typename Matrix>
+bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Matrix& W_active,
                  const RowMajorMatrix& G_active, const Deadline* deadline) {
   const double work_per_row = static_cast<double>(G_active.rows()) * static_cast<double>(G_active.cols());
   const auto block = deadline ? std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kWorkPerCheck / work_per_row))
@@ -73,15 +74,28 @@ bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Eigen::MatrixX
 
 // The first columns of G = W, by blocks of rows: a column-major W read in row-major order misses the cache on
 // every entry (a second for the 8192 x 3072 layer of a convolution under load), a block of rows reads whole
-// cache lines. False when the deadline expired first.
-bool copy_rows(RowMajorMatrix& G, const Eigen::MatrixXd& W, const Deadline* deadline) {
+// cache lines; a sparse W writes its nonzeros. False when the deadline expired first.
+bool copy_rows(RowMajorMatrix& G, const Weights& W, const Deadline* deadline) {
   constexpr Eigen::Index kBlock = 64;
   for (Eigen::Index first = 0; first < W.rows(); first += kBlock) {
     if (deadline && deadline->expired()) return false;
     const Eigen::Index rows = std::min(kBlock, W.rows() - first);
-    G.block(first, 0, rows, W.cols()) = W.middleRows(first, rows);
+    if (!W.is_sparse()) {
+      G.block(first, 0, rows, W.cols()) = W.dense().middleRows(first, rows);
+      continue;
+    }
+    for (Eigen::Index j = first; j < first + rows; ++j) W.for_each_in_row(j, [&](Eigen::Index i, double w) { G(j, i) = w; });
   }
   return true;
+}
+
+// The columns `active` of a sparse W.
+Weights::Sparse columns_of(const Weights::Sparse& W, const std::vector<Eigen::Index>& active) {
+  Weights::Sparse select(W.cols(), static_cast<Eigen::Index>(active.size()));
+  std::vector<Eigen::Triplet<double>> ones;
+  for (std::size_t c = 0; c < active.size(); ++c) ones.emplace_back(active[c], static_cast<Eigen::Index>(c), 1.0);
+  select.setFromTriplets(ones.begin(), ones.end());
+  return W * select;
 }
 
 }  // namespace
@@ -90,7 +104,8 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
                             const FreeMask* free, const Deadline* deadline) {
   // The objective folded into the output layer: a single affine row sign * (w^T (W_K x_K + b_K) + constant).
   const DenseLayer& out = network.output_layer();
-  const Eigen::MatrixXd objective_weights = objective.sign() * objective.weights.transpose() * out.weights;
+  const Weights objective_weights =
+      Eigen::MatrixXd(objective.sign() * (objective.weights.transpose() * out.weights));
   const Eigen::VectorXd objective_bias =
       Eigen::VectorXd::Constant(1, objective.sign() * (objective.weights.dot(out.bias) + objective.constant));
 
@@ -123,7 +138,7 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
       return region;
     }
     const bool next_is_output = k + 1 == layers;
-    const Eigen::MatrixXd& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights;
+    const Weights& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights;
     const Eigen::VectorXd& next_bias = next_is_output ? objective_bias : network.hidden_layer(k + 1).bias;
     // W_{k+1} D_k keeps the columns of the active neurons of layer k; a free neuron feeds its variable y.
     std::vector<Eigen::Index> active;
@@ -133,13 +148,15 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
       else if (pattern.active[k][j]) active.push_back(j);
     }
     Eigen::VectorXd next_g = next_bias;
-    if (!active.empty()) {
-      const Eigen::MatrixXd W_active = next_weights(Eigen::all, active);
-      if (!add_product(next_G, used, W_active, G(active, Eigen::seqN(0, used)), deadline)) {
-        region.complete = false;
-        return region;
-      }
+    const auto add_active = [&](const auto& W_active) {
+      if (!add_product(next_G, used, W_active, G(active, Eigen::seqN(0, used)), deadline)) return false;
       next_g.noalias() += W_active * g(active);
+      return true;
+    };
+    if (!active.empty() && !(next_weights.is_sparse() ? add_active(columns_of(next_weights.sparse(), active))
+                                                       : add_active(Eigen::MatrixXd(next_weights.dense()(Eigen::all, active))))) {
+      region.complete = false;
+      return region;
     }
     for (int j = 0; j < network.hidden_width(k); ++j) used += region.free_index[k][j] >= 0;
     region.G.push_back(std::move(G));

@@ -121,7 +121,7 @@ DenseLayer read_layer(NnetLines& lines, int layer, int inputs, int neurons) {
   for (int i = 0; i < neurons; ++i)
     bias.push_back(lines.next("the bias of neuron " + std::to_string(i + 1) + name, 1)[0]);
   DenseLayer dense{Eigen::MatrixXd(neurons, inputs), Eigen::Map<const Eigen::VectorXd>(bias.data(), neurons)};
-  for (int i = 0; i < neurons; ++i) dense.weights.row(i) = rows[i].transpose();
+  for (int i = 0; i < neurons; ++i) dense.weights.dense().row(i) = rows[i].transpose();
   return dense;
 }
 
@@ -149,11 +149,11 @@ LoadedModel read_nnet_lines(NnetLines& lines, const std::string& path, const det
 
   // W ((x - mean) / range) + b = (W diag(1/range)) x + (b - W diag(1/range) mean).
   DenseLayer& first = layers.front();
-  first.weights = first.weights * ranges.head(input_size).cwiseInverse().asDiagonal();
+  first.weights.dense() = first.weights.dense() * ranges.head(input_size).cwiseInverse().asDiagonal();
   first.bias -= first.weights * means.head(input_size);
   // range_out (W x + b) + mean_out, the same de-normalization for every output.
   DenseLayer& last = layers.back();
-  last.weights *= ranges[input_size];
+  last.weights.dense() *= ranges[input_size];
   last.bias = (last.bias * ranges[input_size]).array() + means[input_size];
 
   Domain bounds = Domain::box(mins, maxes);

@@ -759,15 +759,14 @@ class GraphReader {
       if (const std::string problem = chain_problem(b.pre); !problem.empty()) ctx.fail("the input " + problem);
       width += num_elements(b.pre.shape);
     }
-    const Index columns = blocks.front().pre.columns();
-    ctx.check_memory({width}, columns);
-    DenseLayer layer{Eigen::MatrixXd::Zero(width, columns - 1), Eigen::VectorXd::Zero(width)};
+    std::vector<const Value*> pre;
+    for (const Block& b : blocks) pre.push_back(&b.pre);
+    DenseLayer layer = layer_of(ctx.where(), pre, width);
     std::vector<std::uint8_t> linear(static_cast<std::size_t>(width), 0);
     std::vector<Value> outputs;
     Index row = 0;
     for (const Block& b : blocks) {
       const Index n = num_elements(b.pre.shape);
-      write_rows(b.pre, row, layer);
       if (b.linear) std::fill(linear.begin() + row, linear.begin() + row + n, 1);
       Value out = make_identity(b.pre.shape, layers_.size() + 1);
       out.first = row;
@@ -779,22 +778,68 @@ class GraphReader {
     layers_.push_back(std::move(layer));
     // Every later tensor is checked together with the layers already held: a model is refused by the sum.
     const DenseLayer& held = layers_.back();
-    limits_.held_bytes += sizeof(double) * static_cast<std::uint64_t>(held.weights.size() + held.bias.size());
-    ctx.check_memory({width}, width + 1);  // the identity on the layer's outputs, should a node write it out
+    limits_.held_bytes += static_cast<std::uint64_t>(weight_bytes(held.weights.stored(), held.weights.is_sparse()) +
+                                                     sizeof(double) * static_cast<double>(held.bias.size()));
     for (std::size_t k = 0; k < carried.size(); ++k) values_[carried[k]] = outputs[own + k];
     outputs.resize(own);
     return outputs;
   }
 
-  // Writes v's rows (over the current x) into rows [row, row + its size) of the layer.
-  static void write_rows(const Value& v, Index row, DenseLayer& layer) {
-    const Index n = num_elements(v.shape);
-    if (v.identity) {
-      for (Index i = 0; i < n; ++i) layer.weights(row + i, v.first + i) = 1.0;
-      return;
+  // Bytes of a W with `stored` entries: a sparse entry is a double and an index.
+  static double weight_bytes(Index stored, bool sparse) {
+    return static_cast<double>(stored) * static_cast<double>(sparse ? sizeof(double) + sizeof(int) : sizeof(double));
+  }
+
+  // The nonzero weights of v's rows (over the current x).
+  static Index nonzeros(const Value& v) {
+    if (v.identity) return num_elements(v.shape);
+    return (v.rows.leftCols(v.rows.cols() - 1).array() != 0.0).count();
+  }
+
+  // The layer whose rows are the given tensors' rows in turn. W is sparse when at most a quarter of its entries
+  // are nonzero (a convolution, a pooling, the identity rows that carry a tensor), so that its memory and every
+  // product with it follow the nonzeros; a fully connected layer stays dense. The memory check counts what is
+  // stored.
+  // `where` ends the error message.
+  DenseLayer layer_of(const std::string& where, const std::vector<const Value*>& pre, Index width) const {
+    const Index columns = pre.front()->columns() - 1;
+    Index stored = 0;
+    for (const Value* v : pre) stored += nonzeros(*v);
+    const bool sparse = stored <= width * columns / 4;
+    const double bytes = weight_bytes(sparse ? stored : width * columns, sparse);
+    if (const std::string problem = detail::memory_problem(bytes, limits_); !problem.empty())
+      throw Error("a layer of " + std::to_string(width) + " neurons with " + std::to_string(stored) +
+                  " nonzero weights over " + std::to_string(columns) + " inputs " + problem + " " + where);
+    DenseLayer layer{Eigen::MatrixXd(), Eigen::VectorXd::Zero(width)};
+    Eigen::MatrixXd dense;
+    std::vector<Eigen::Triplet<double, int>> triplets;
+    if (sparse) triplets.reserve(static_cast<std::size_t>(stored));
+    else dense = Eigen::MatrixXd::Zero(width, columns);
+    const auto put = [&](Index j, Index i, double w) {
+      if (sparse) triplets.emplace_back(static_cast<int>(j), static_cast<int>(i), w);
+      else dense(j, i) = w;
+    };
+    Index row = 0;
+    for (const Value* v : pre) {
+      const Index n = num_elements(v->shape);
+      if (v->identity) {
+        for (Index i = 0; i < n; ++i) put(row + i, v->first + i, 1.0);
+      } else {
+        for (Index i = 0; i < columns; ++i)
+          for (Index j = 0; j < n; ++j)
+            if (v->rows(j, i) != 0.0) put(row + j, i, v->rows(j, i));
+        layer.bias.segment(row, n) = v->rows.col(columns);
+      }
+      row += n;
     }
-    layer.weights.middleRows(row, n) = v.rows.leftCols(v.rows.cols() - 1);
-    layer.bias.segment(row, n) = v.rows.col(v.rows.cols() - 1);
+    if (sparse) {
+      Weights::Sparse w(width, columns);
+      w.setFromTriplets(triplets.begin(), triplets.end());
+      layer.weights = Weights(std::move(w));
+    } else {
+      layer.weights = Weights(std::move(dense));
+    }
+    return layer;
   }
 
   DenseLayer output_layer() const {
@@ -807,15 +852,9 @@ class GraphReader {
     if (it == values_.end()) throw Error(where + " is not computed by any node");
     if (const std::string problem = chain_problem(it->second); !problem.empty())
       throw Error(where + " " + problem);
-    return dense_layer(it->second);
+    return layer_of("for " + where, {&it->second}, num_elements(it->second.shape));
   }
 
-  static DenseLayer dense_layer(const Value& v) {
-    const Index n = num_elements(v.shape);
-    DenseLayer layer{Eigen::MatrixXd::Zero(n, v.columns() - 1), Eigen::VectorXd::Zero(n)};
-    write_rows(v, 0, layer);
-    return layer;
-  }
 
   const onnx::GraphProto& graph_;
   const std::string& path_;

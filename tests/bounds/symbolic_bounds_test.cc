@@ -192,7 +192,7 @@ TEST(SymbolicRandomized, NoSampledPointEscapesTheBounds) {
     const double scale = std::pow(10.0, static_cast<double>(rng() % 4));
     std::vector<DenseLayer> scaled = base.layers();
     for (DenseLayer& layer : scaled) {
-      layer.weights *= scale;
+      layer.weights.dense() *= scale;
       layer.bias *= scale;
     }
     const Network net(scaled);

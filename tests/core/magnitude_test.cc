@@ -35,7 +35,7 @@ TEST(Magnitude, NetworkNamesLayerRowAndColumn) {
   // The cases: a hidden weight of 1e20, a byte flip giving 1.35e35, the CLP abort at 1e26.
   for (double huge : {1e20, -1.35e35, 1e26}) {
     std::vector<DenseLayer> layers = ones();
-    layers[1].weights(0, 1) = huge;
+    layers[1].weights.dense()(0, 1) = huge;
     expect_error([&] { Network{layers}; }, {"layer 2", "W[0][1]", magnitude_text(huge)});
   }
   std::vector<DenseLayer> layers = ones();
@@ -45,7 +45,7 @@ TEST(Magnitude, NetworkNamesLayerRowAndColumn) {
 
 TEST(Magnitude, TheThresholdItselfIsAccepted) {
   std::vector<DenseLayer> layers = ones();
-  layers[0].weights(1, 0) = -kMaxMagnitude;
+  layers[0].weights.dense()(1, 0) = -kMaxMagnitude;
   layers[1].bias[0] = kMaxMagnitude;
   EXPECT_NO_THROW(Network{layers});
   Domain domain = Domain::box(Eigen::Vector2d(-kMaxMagnitude, 0.0), Eigen::Vector2d(kMaxMagnitude, 1.0));

@@ -77,7 +77,7 @@ TEST(MaxMinNetwork, BytesEstimateCoversTheCompiledLayers) {
     const detail::MaxMinNetwork compiled = detail::compile_max_min(net, g);
     double layers = 0.0;
     for (std::size_t k = net.layers().size() - 1; k < compiled.network.layers().size(); ++k)
-      layers += 8.0 * static_cast<double>(compiled.network.layers()[k].weights.size());
+      layers += 8.0 * static_cast<double>(compiled.network.layers()[k].weights.stored());
     const std::vector<std::size_t> terms(shape.begin(), shape.end());
     EXPECT_GE(detail::max_min_bytes(4, terms), layers);
     EXPECT_LE(detail::max_min_bytes(4, terms), 4.0 * layers + 1e4);

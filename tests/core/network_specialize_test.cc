@@ -36,12 +36,14 @@ Network split_linear(const Network& network) {
     for (Eigen::Index j = 0; j < n; ++j) {
       if (!layer.is_linear(j)) continue;
       const Eigen::Index m = layer.weights.rows();
-      layer.weights.conservativeResize(m + 1, Eigen::NoChange);
-      layer.weights.row(m) = -layer.weights.row(j);
+      Eigen::MatrixXd& w = layer.weights.dense();
+      w.conservativeResize(m + 1, Eigen::NoChange);
+      w.row(m) = -w.row(j);
       layer.bias.conservativeResize(m + 1);
       layer.bias[m] = -layer.bias[j];
-      next.weights.conservativeResize(Eigen::NoChange, m + 1);
-      next.weights.col(m) = -next.weights.col(j);
+      Eigen::MatrixXd& v = next.weights.dense();
+      v.conservativeResize(Eigen::NoChange, m + 1);
+      v.col(m) = -v.col(j);
     }
     layer.linear.clear();
   }

@@ -66,7 +66,7 @@ TEST(Network, RejectsInconsistentShapes) {
 
 TEST(Network, RejectsNonFiniteWeights) {
   DenseLayer a{Eigen::MatrixXd::Ones(1, 2), Eigen::VectorXd::Zero(1)};
-  a.weights(0, 1) = std::numeric_limits<double>::quiet_NaN();
+  a.weights.dense()(0, 1) = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(Network({a}), Error);
 }
 

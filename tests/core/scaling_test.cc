@@ -47,7 +47,7 @@ TEST(Scaling, TheSolversSeeNumbersNearOne) {
   EXPECT_TRUE(needs_scaling(p.network, p.domain, p.objective));
   const ScaledProblem scaled = scale_problem(p.network, p.domain, p.objective);
   for (const DenseLayer& layer : scaled.network.layers()) {
-    EXPECT_LE(layer.weights.cwiseAbs().maxCoeff(), 4.0);
+    EXPECT_TRUE(layer.weights.within(4.0));
     EXPECT_LE(layer.bias.cwiseAbs().maxCoeff(), 4.0);
   }
   EXPECT_LE(scaled.domain.lower.cwiseAbs().maxCoeff(), 2.0);
@@ -69,7 +69,7 @@ TEST(Scaling, TheSolversSeeNumbersNearOne) {
 // that neuron alone would shrink the other coefficients of the next layer below the solvers' tolerances).
 TEST(Scaling, AnOutlierNeuronIsNoReasonToScale) {
   std::vector<DenseLayer> layers = testing::random_network(3, {8, 8}, 1, 3).layers();
-  layers[1].weights(2, 4) = 1e10;
+  layers[1].weights.dense()(2, 4) = 1e10;
   const Network network(layers);
   const Domain unit = Domain::unit_box(3);
   const Objective objective = Objective::output(1, 0);

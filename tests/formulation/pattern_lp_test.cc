@@ -96,7 +96,7 @@ TEST(PatternLp, ConcaveNeuronsAreTheLastLayersNonPositiveCoefficients) {
   for (Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
     objective.sense = sense;
     const FreeMask concave = concave_neurons(net, objective, bounds);
-    const Eigen::VectorXd c = objective.sign() * net.output_layer().weights.transpose() * objective.weights;
+    const Eigen::VectorXd c = objective.sign() * (net.output_layer().weights.transpose() * objective.weights);
     EXPECT_EQ(count_neurons(FreeMask{concave[0]}), 0);
     int expected = 0;
     for (int j = 0; j < 6; ++j) {

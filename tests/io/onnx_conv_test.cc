@@ -60,7 +60,7 @@ TEST(OnnxConv, EveryVariantHasExpectedOutputs) {
 TEST(OnnxConv, ConvLayerIsTheDenseEquivalent) {
   const Network network = read_onnx(kConvDir + "conv_stride2.onnx");
   EXPECT_EQ(network.describe(), "64 -> 27 -> 2");
-  const Eigen::MatrixXd& w = network.hidden_layer(0).weights;
+  const Eigen::MatrixXd w = network.hidden_layer(0).weights.to_dense();
   for (Eigen::Index row = 0; row < w.rows(); ++row) {
     EXPECT_EQ((w.row(row).array() != 0.0).count(), 9) << "neuron " << row;
     const Eigen::Index m = row / 9, i = row % 9 / 3, j = row % 3;
@@ -74,20 +74,31 @@ TEST(OnnxConv, BatchNormalizationFoldsIntoTheConv) {
 }
 
 TEST(OnnxConv, MemoryCapCountsTheFoldedLayers) {
-  // conv_groups2: 144 -> 96 -> 36 -> 2. Every tensor alone needs at most 144 x 145 doubles (167 kB), but
-  // after the first Relu the reader holds its layer (96 x 144 + 96 doubles, 111 kB) and the identity on its
-  // 96 outputs (96 x 97 doubles, 75 kB): 186 kB together.
-  std::ifstream file(kConvDir + "conv_groups2.onnx", std::ios::binary);
+  // avgpool_conv: 64 -> 192 -> 64 -> 2, the first layer sparse (1452 nonzeros, 12 bytes each), the second dense
+  // (64 x 192 doubles). The output Gemm's tensor (2 x 65 doubles) fits alone, but not beside the layers held:
+  // 118816 bytes suffice, one byte less does not.
+  std::ifstream file(kConvDir + "avgpool_conv.onnx", std::ios::binary);
   std::stringstream bytes;
   bytes << file.rdbuf();
   const auto read = [&](std::uint64_t max_bytes) {
     std::istringstream in(bytes.str());
-    return detail::read_onnx(in, "conv_groups2.onnx", detail::ReadLimits{max_bytes});
+    return detail::read_onnx(in, "avgpool_conv.onnx", detail::ReadLimits{max_bytes});
   };
-  EXPECT_EQ(read(190000).describe(), "144 -> 96 -> 36 -> 2");
-  const std::string message = error_message([&] { read(175000); });
+  EXPECT_EQ(read(118816).describe(), "64 -> 192 -> 64 -> 2");
+  const std::string message = error_message([&] { read(118815); });
   EXPECT_NE(message.find("besides the"), std::string::npos) << message;
   EXPECT_NE(message.find("its layers hold"), std::string::npos) << message;
+}
+
+// A convolution's layer is stored sparse, its nonzeros counted: conv_groups2's first layer reads 2 of 4
+// channels through 3 x 3 kernels (18 weights a neuron, 96 neurons); the output Gemm stays dense.
+TEST(OnnxConv, ConvolutionLayersAreStoredSparse) {
+  const Network network = read_onnx(kConvDir + "conv_groups2.onnx");
+  const Weights& first = network.hidden_layer(0).weights;
+  EXPECT_TRUE(first.is_sparse());
+  EXPECT_EQ(first.stored(), 96 * 18);
+  EXPECT_EQ(first.stored(), (first.to_dense().array() != 0.0).count());
+  EXPECT_FALSE(network.output_layer().weights.is_sparse());
 }
 
 class RefusedConvFixture : public ::testing::TestWithParam<BadFixture> {};
