@@ -1107,10 +1107,10 @@ constexpr double kRootBoundsWork = 2e8;
 // Multiply-adds of `steps` steps with every neuron of layers >= 1 unstable (at most): per step and neuron, two
 // rows through the weights of the layers below, back and forth.
 double root_bounds_work(const Network& network, int steps) {
-  double work = 0.0, below = static_cast<double>(network.hidden_layer(0).weights.size());
+  double work = 0.0, below = static_cast<double>(network.hidden_layer(0).weights.stored());
   for (int k = 1; k < network.num_hidden_layers(); ++k) {
     work += 4.0 * network.hidden_width(k) * below * steps;
-    below += static_cast<double>(network.hidden_layer(k).weights.size());
+    below += static_cast<double>(network.hidden_layer(k).weights.stored());
   }
   return work;
 }
