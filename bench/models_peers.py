@@ -259,8 +259,8 @@ def main():
                 "integer": int(problem.integer.sum()), "networks": len(problem.networks),
                 "neurons": problem.neurons(), "constraints": len(problem.constraints)}})
             for tool in tools:
-                if (key, tool) in old:
-                    entry["runs"].append(old[(key, tool)])
+                if (key, PEER_NAMES.get(tool, tool)) in old:  # the JSON names the peers by PEER_NAMES
+                    entry["runs"].append(old[(key, PEER_NAMES.get(tool, tool))])
                     continue
                 load_before = os.getloadavg()[0]
                 if tool.startswith("reluopt "):
@@ -276,6 +276,7 @@ def main():
                     run.get("wall", 0)), flush=True)
                 entry["bugs"] = bound_bugs(problem, entry["runs"])
                 write(base, data)
+            entry["bugs"] = bound_bugs(problem, entry["runs"])
             for bug in entry["bugs"]:
                 print("!" * 60 + "\nBUG %s: %s\n" % (key, bug) + "!" * 60)
             bugs += len(entry["bugs"])

@@ -37,11 +37,12 @@ constexpr int kForwardPassPoints = 32;
 }  // namespace
 
 MipFormulation build_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const SolveOptions& options, const NeuronBounds& bounds, const Deadline* deadline) {
+                                 const SolveOptions& options, const NeuronBounds& bounds, const Deadline* deadline,
+                                 const FreeMask* relaxed) {
   return options.method == Method::kPartition
              ? partition_formulation(network, domain, objective, bounds, options.mip.partitions, options.relax_concave,
-                                     deadline)
-             : big_m_formulation(network, domain, objective, bounds, options.relax_concave, deadline);
+                                     deadline, relaxed)
+             : big_m_formulation(network, domain, objective, bounds, options.relax_concave, deadline, relaxed);
 }
 
 NeuronBounds mip_bounds(const Network& network, const Domain& domain, const SolveOptions& options,

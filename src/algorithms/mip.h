@@ -23,10 +23,11 @@ SolveResult run_mip(const Problem& problem, const SolveOptions& options, const D
                     const RunContext& control, const std::optional<EvaluatedPoint>& start = std::nullopt);
 
 // The formulation of options.method (big-M for mip and mip-cuts, partition with options.mip.partitions) with
-// options.relax_concave, over `bounds`; incomplete past `deadline` (MipFormulation::complete).
+// options.relax_concave (on the concave neurons of `relaxed` alone when given), over `bounds`; incomplete past
+// `deadline` (MipFormulation::complete).
 MipFormulation build_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                  const SolveOptions& options, const NeuronBounds& bounds,
-                                 const Deadline* deadline = nullptr);
+                                 const Deadline* deadline = nullptr, const FreeMask* relaxed = nullptr);
 
 // The neuron bounds the MIP methods build their formulation with: options.mip.bounds on options.threads.
 NeuronBounds mip_bounds(const Network& network, const Domain& domain, const SolveOptions& options,

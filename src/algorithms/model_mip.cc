@@ -118,12 +118,15 @@ ModelBounds tightened_bounds(const Problem& problem, const ModelBounds& given, c
   return out;
 }
 
-// The formulation of options.method over the composite with the model's rows and integers. Concave neurons keep
-// their binary when there are output rows: y >= max(h, 0) alone is exact only for the objective, and a row on
-// the outputs could be met by a post-activation above max(h, 0).
-MipFormulation formulate(const ReducedModel& reduced, SolveOptions options, const ModelBounds& bounds) {
-  if (reduced.has_output_rows()) options.relax_concave = false;
-  MipFormulation f = build_formulation(*reduced.composite, bounds.domain, reduced.objective, options, bounds.bounds);
+// The formulation of options.method over the composite with the model's rows and integers. With output rows, a
+// concave neuron keeps its binary unless raising its post-activation can only raise every row's left side
+// (problem.concave, algorithms/problem.h): y >= max(h, 0) alone is exact for the objective, and a row on the
+// outputs could otherwise be met by a post-activation above max(h, 0). Where it can only raise them, a point of
+// the formulation with y above max(h, 0) keeps its rows and its value, or a better one, at y = max(h, 0).
+MipFormulation formulate(const Problem& problem, const ReducedModel& reduced, const SolveOptions& options,
+                         const ModelBounds& bounds) {
+  MipFormulation f = build_formulation(*reduced.composite, bounds.domain, reduced.objective, options, bounds.bounds,
+                                       nullptr, reduced.has_output_rows() ? &problem.concave : nullptr);
   add_output_rows(f, *reduced.composite, reduced.output_rows, reduced.output_rhs);
   set_integer_inputs(f, reduced.integer);
   return f;
@@ -215,7 +218,8 @@ long offer_samples(const Problem& problem, const SolveOptions& options, const De
 
 MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions& options, const Deadline& deadline) {
   const Problem problem = model_problem(reduced);
-  return formulate(reduced, options, tightened_bounds(problem, propagated_bounds(problem, options, deadline), deadline));
+  return formulate(problem, reduced, options,
+                   tightened_bounds(problem, propagated_bounds(problem, options, deadline), deadline));
 }
 
 
@@ -237,7 +241,7 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   const Problem problem = model_problem(reduced);
   ModelIncumbent incumbent(model, reduced, deadline);
   const ModelBounds propagated = propagated_bounds(problem, options, deadline);
-  MipFormulation formulation = formulate(reduced, options, propagated);
+  MipFormulation formulation = formulate(problem, reduced, options, propagated);
   const bool two_runs = !problem.rows.empty();
   MipResult solution;
   if (first_run_pays(problem))
@@ -250,7 +254,7 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   if (two_runs && !completed(solution) && !deadline.expired()) {
     lps = offer_samples(problem, options, deadline, control, incumbent);
     ModelBounds tightened = tightened_bounds(problem, propagated, deadline);
-    formulation = formulate(reduced, options, tightened);
+    formulation = formulate(problem, reduced, options, tightened);
     solution = run_cbc(formulation, network, options, deadline, control, incumbent, 0, nodes, true);
     nodes += solution.nodes;
     bound = std::min(bound, solver_bound(solution));

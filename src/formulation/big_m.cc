@@ -82,10 +82,14 @@ constexpr int kNeuronsPerLook = 64;
 
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave,
-                                 const UnstableReluModel& add_unstable_relu, const Deadline* deadline) {
+                                 const UnstableReluModel& add_unstable_relu, const Deadline* deadline,
+                                 const FreeMask* relaxed) {
   const auto expired = [deadline] { return deadline != nullptr && deadline->expired(); };
   // Concave neurons need no binary (pattern_lp.cc): the objective pushes y down onto max(h, 0).
-  const FreeMask concave = relax_concave ? concave_neurons(network, objective, bounds) : FreeMask{};
+  FreeMask concave = relax_concave ? concave_neurons(network, objective, bounds) : FreeMask{};
+  if (relax_concave && relaxed != nullptr)
+    for (std::size_t k = 0; k < concave.size(); ++k)
+      for (std::size_t j = 0; j < concave[k].size(); ++j) concave[k][j] = concave[k][j] && (*relaxed)[k][j];
   MipFormulation f;
   f.bounds = bounds;
   add_inputs(f, domain);
@@ -121,7 +125,8 @@ MipFormulation formulate_network(const Network& network, const Domain& domain, c
 }
 
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
-                                 const NeuronBounds& bounds, bool relax_concave, const Deadline* deadline) {
+                                 const NeuronBounds& bounds, bool relax_concave, const Deadline* deadline,
+                                 const FreeMask* relaxed) {
   const auto big_m_relu = [&bounds](MipFormulation& f, const LayerRows& layer, int k, int j, int y) {
     const double l = bounds.lower[k][j], u = bounds.upper[k][j];
     const std::string tag = std::to_string(k + 2) + "_" + std::to_string(j);
@@ -135,7 +140,7 @@ MipFormulation big_m_formulation(const Network& network, const Domain& domain, c
     f.model.add_row(index, value, -kInfinity, b - l, "below_h" + tag);  // y - w^T x - l z <= b - l
     return z;
   };
-  return formulate_network(network, domain, objective, bounds, relax_concave, big_m_relu, deadline);
+  return formulate_network(network, domain, objective, bounds, relax_concave, big_m_relu, deadline, relaxed);
 }
 
 std::vector<double> warm_start(const MipFormulation& f, const Network& network, const Eigen::VectorXd& x) {

@@ -32,9 +32,11 @@ using UnstableReluModel = std::function<int(MipFormulation& f, const LayerRows& 
 
 // Inputs and domain rows, then layer by layer a post-activation column per neuron (stable neurons exactly, with
 // no binary; concave ones, when asked, by y >= h alone; the other unstable ones by `add_unstable_relu`), then the
-// objective. Past `deadline` (may be null) it stops with `complete` false.
+// objective. Past `deadline` (may be null) it stops with `complete` false. `relaxed` (may be null: all of them)
+// narrows the concave neurons relaxed.
 MipFormulation formulate_network(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave,
-                                 const UnstableReluModel& add_unstable_relu, const Deadline* deadline);
+                                 const UnstableReluModel& add_unstable_relu, const Deadline* deadline,
+                                 const FreeMask* relaxed = nullptr);
 
 }  // namespace reluopt

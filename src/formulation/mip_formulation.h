@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include "bounds/bounds.h"
+#include "formulation/pattern_lp.h"  // FreeMask
 #include "lp/linear_model.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
@@ -41,18 +42,19 @@ struct MipFormulation {
 };
 
 // Big-M (Fischetti & Jo 2018; the paper's eq. for K layers; MATH.md §3). With relax_concave, the concave
-// neurons (formulation/pattern_lp.h) get y >= h, y >= 0 and no binary; false: the paper's model. Building takes
-// time in proportion to the weights (seconds for a convolution of 150 M dense weights): with a deadline, the
-// builder looks at it before each layer and every kNeuronsPerLook neurons, and stops there (`complete` false).
+// neurons (formulation/pattern_lp.h; or those of `relaxed` when given, a subset of them) get y >= h, y >= 0 and
+// no binary; false: the paper's model. Building takes time in proportion to the weights (seconds for a
+// convolution of 150 M dense weights): with a deadline, the builder looks at it before each layer and every
+// kNeuronsPerLook neurons, and stops there (`complete` false).
 MipFormulation big_m_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                  const NeuronBounds& bounds, bool relax_concave = false,
-                                 const Deadline* deadline = nullptr);
+                                 const Deadline* deadline = nullptr, const FreeMask* relaxed = nullptr);
 
-// Partition-based formulation with N sets per neuron (Tsay et al. 2021; MATH.md §6); relax_concave and the
-// deadline as above.
+// Partition-based formulation with N sets per neuron (Tsay et al. 2021; MATH.md §6); relax_concave, the
+// deadline and `relaxed` as above.
 MipFormulation partition_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                      const NeuronBounds& bounds, int partitions, bool relax_concave = false,
-                                     const Deadline* deadline = nullptr);
+                                     const Deadline* deadline = nullptr, const FreeMask* relaxed = nullptr);
 
 // The rows C y <= e on the network's outputs y = W_L x_L + b_L, as rows (C W_L) x_L <= e - C b_L on the last
 // post-activation columns (the inputs when the network has no hidden layer): no output column, so warm_start()

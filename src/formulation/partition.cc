@@ -120,7 +120,7 @@ int add_partitioned_relu(MipFormulation& f, const DenseLayer& layer, int k, int 
 
 MipFormulation partition_formulation(const Network& network, const Domain& domain, const Objective& objective,
                                      const NeuronBounds& bounds, int partitions, bool relax_concave,
-                                     const Deadline* deadline) {
+                                     const Deadline* deadline, const FreeMask* relaxed) {
   if (partitions < 1)
     throw Error("partition formulation: the number of partitions must be >= 1, got " + std::to_string(partitions));
   const auto partitioned_relu = [partitions, &bounds](MipFormulation& f, const LayerRows& rows, int k, int j,
@@ -129,7 +129,8 @@ MipFormulation partition_formulation(const Network& network, const Domain& domai
     return add_partitioned_relu(f, layer, k, j, y, equal_size_split(layer.weights.row(j).transpose(), partitions),
                                 bounds.lower[k][j], bounds.upper[k][j]);
   };
-  MipFormulation f = formulate_network(network, domain, objective, bounds, relax_concave, partitioned_relu, deadline);
+  MipFormulation f = formulate_network(network, domain, objective, bounds, relax_concave, partitioned_relu, deadline,
+                                       relaxed);
   f.partitions = partitions;
   return f;
 }
