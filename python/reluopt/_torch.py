@@ -70,6 +70,26 @@ def _shape(input_shape: Optional[Sequence[int]], model: Any) -> tuple:
     return shape
 
 
+def _exact_slopes(model: Any) -> Any:
+    """The model with each LeakyReLU replaced by a PReLU of the same slope: ONNX's LeakyRelu holds its slope as a
+    float32 attribute (0.1 becomes 0.10000000149), PRelu as a tensor, exported in double precision like the weights."""
+    import torch
+    import torch.nn as nn
+
+    def prelu(leaky: Any) -> Any:
+        replacement = nn.PReLU(1)
+        replacement.weight = nn.Parameter(torch.tensor([leaky.negative_slope], dtype=torch.float64))
+        return replacement
+
+    if isinstance(model, nn.LeakyReLU):
+        return prelu(model)
+    for parent in model.modules():
+        for name, child in list(parent.named_children()):
+            if isinstance(child, nn.LeakyReLU):
+                setattr(parent, name, prelu(child))
+    return model
+
+
 def onnx_bytes(model: Any, input_shape: Optional[Sequence[int]] = None) -> bytes:
     """The model exported to ONNX for an input of shape [1, *input_shape] (the batch dimension 1)."""
     import torch
@@ -81,7 +101,7 @@ def onnx_bytes(model: Any, input_shape: Optional[Sequence[int]] = None) -> bytes
     shape = _shape(input_shape, model)
     # A double-precision copy on the CPU: float32 weights are exact in it, and what the exporter folds (a batch
     # norm into the convolution before it) is folded in double precision, as the library computes.
-    exported = copy.deepcopy(model).to(device="cpu", dtype=torch.float64)
+    exported = _exact_slopes(copy.deepcopy(model).to(device="cpu", dtype=torch.float64))
     dummy = torch.zeros((1, *shape), dtype=torch.float64)
     out = io.BytesIO()
     with warnings.catch_warnings():

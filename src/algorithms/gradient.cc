@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
+#include <optional>
 #include <random>
 
 #include "algorithms/model_region.h"
@@ -53,21 +55,33 @@ Eigen::VectorXd Projector::project(const Eigen::VectorXd& y) const {
   return x;
 }
 
-RegionGradient region_gradient(const Network& network, const Objective& objective, const Eigen::VectorXd& x) {
+RegionGradient region_gradient(const Network& network, const Objective& objective, const Eigen::VectorXd& x,
+                               const Deadline* deadline) {
+  const auto expired = [deadline] { return deadline != nullptr && deadline->expired(); };
+  RegionGradient result;
   const int layers = network.num_hidden_layers();
   std::vector<Eigen::VectorXd> active(layers);
   Eigen::VectorXd value = x;
   for (int k = 0; k < layers; ++k) {
+    if (expired()) {
+      result.complete = false;
+      return result;
+    }
     const DenseLayer& layer = network.hidden_layer(k);
     const Eigen::VectorXd h = layer.weights * value + layer.bias;
     active[k] = (h.array() > 0.0).cast<double>().matrix();
     value = h.cwiseMax(0.0);
   }
   const DenseLayer& out = network.output_layer();
-  RegionGradient result;
   result.value = objective.sign() * objective.value(out.weights * value + out.bias);
   Eigen::VectorXd back = objective.sign() * (out.weights.transpose() * objective.weights);
-  for (int k = layers - 1; k >= 0; --k) back = network.hidden_layer(k).weights.transpose() * back.cwiseProduct(active[k]);
+  for (int k = layers - 1; k >= 0; --k) {
+    if (expired()) {
+      result.complete = false;
+      return result;
+    }
+    back = network.hidden_layer(k).weights.transpose() * back.cwiseProduct(active[k]);
+  }
   result.gradient = std::move(back);
   return result;
 }
@@ -103,7 +117,9 @@ class GradientMover final : public SampleMover {
   EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline& deadline) override {
     EvaluatedPoint start = evaluate_point(problem_, sample);
     if (diameter_ == 0.0 || options_.ascent_steps == 0) return start;
-    AscentPoint current = at(start.x);
+    std::optional<AscentPoint> first = at(start.x, deadline);
+    if (!first) return start;
+    AscentPoint current = std::move(*first);
     AscentPoint best = current;
     double step = first_step(current);
     long steps = 0;
@@ -113,13 +129,16 @@ class GradientMover final : public SampleMover {
       if (step * current.slope.gradient.norm() < kStuck * diameter_) {
         if (perturbations == options_.perturbations) break;
         ++perturbations;
-        current = at(perturbed(best.x));
+        std::optional<AscentPoint> restart = at(perturbed(best.x), deadline);
+        if (!restart) break;
+        current = std::move(*restart);
         step = first_step(current);
         continue;
       }
-      AscentPoint next = at(current.x + step * current.slope.gradient);
-      if (better(next, current)) {
-        current = std::move(next);
+      std::optional<AscentPoint> next = at(current.x + step * current.slope.gradient, deadline);
+      if (!next) break;
+      if (better(*next, current)) {
+        current = std::move(*next);
         step *= 1.5;
         if (better(current, best)) best = current;
       } else {
@@ -135,12 +154,14 @@ class GradientMover final : public SampleMover {
 
  private:
   // x projected onto P (and, with rows, moved inside it as a reported point would be), with its value and
-  // gradient. A box's projection is exact, so it saves evaluate_point's forward pass.
-  AscentPoint at(const Eigen::VectorXd& x) {
+  // gradient. A box's projection is exact, so it saves evaluate_point's forward pass. None when the deadline
+  // passes within the passes.
+  std::optional<AscentPoint> at(const Eigen::VectorXd& x, const Deadline& deadline) {
     Eigen::VectorXd projected = projector_.project(x);
     if (problem_.domain.has_rows()) projected = evaluate_point(problem_, std::move(projected)).x;
     AscentPoint point{std::move(projected), {}};
-    point.slope = region_gradient(problem_.network, problem_.objective, point.x);
+    point.slope = region_gradient(problem_.network, problem_.objective, point.x, &deadline);
+    if (!point.slope.complete) return std::nullopt;
     if (problem_.rows.has_output_rows()) {
       RowViolation violation = row_violation(problem_, point.x);
       if (violation.excess > 0.0) {

@@ -11,6 +11,7 @@
 #include "reluopt/objective.h"
 #include "reluopt/options.h"
 #include "reluopt/result.h"
+#include "reluopt/run_control.h"
 #include "algorithms/incumbent.h"  // RunContext
 
 namespace reluopt {
@@ -35,11 +36,15 @@ class Projector {
 // A forward pass at x that records the activation pattern, and the backward pass through it: the gradient of
 // the maximized objective sign * g, constant on x's linear region (on a region boundary, the gradient of the
 // region whose inactive neurons include those at exactly 0).
+// With a deadline, the passes look at it before each layer (a layer of a large model takes a pass over its
+// weights) and stop there, the result marked incomplete (value and gradient unset).
 struct RegionGradient {
   double value = 0.0;        // sign * g(x)
   Eigen::VectorXd gradient;  // d(sign * g)/dx
+  bool complete = true;
 };
-RegionGradient region_gradient(const Network& network, const Objective& objective, const Eigen::VectorXd& x);
+RegionGradient region_gradient(const Network& network, const Objective& objective, const Eigen::VectorXd& x,
+                               const Deadline* deadline = nullptr);
 
 // The work of the gradient movers, summed over threads.
 struct GradientCounters {

@@ -104,9 +104,14 @@ Relaxation relaxation(const Network& network, const Domain& domain, const Neuron
 // The neurons reordered so that each one's weight vector is close in angle to the one before (greedy nearest
 // neighbour from the first). Consecutive LPs then differ little and the warm start needs fewer simplex
 // iterations: 7-11% fewer on the benchmark networks, after 13-25% fewer from solving every max before every
-// min (bench/bench_bounds.cc).
+// min (bench/bench_bounds.cc). The cosines take n^2 d multiply-adds and no look at the deadline: past
+// kMaxOrderWork (about a second under load) the neurons keep their order (6000 unstable neurons over 6000 inputs,
+// an NN4Sys-size layer, would take minutes; bench/results/deadline_conv.md).
 std::vector<int> similar_in_turn(const Weights& weights, const std::vector<int>& neurons) {
+  constexpr double kMaxOrderWork = 2e8;
   const Eigen::Index n = static_cast<Eigen::Index>(neurons.size());
+  if (static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(weights.cols()) > kMaxOrderWork)
+    return neurons;
   Eigen::MatrixXd unit(n, weights.cols());
   for (Eigen::Index i = 0; i < n; ++i) {
     unit.row(i) = weights.row(neurons[i]);

@@ -344,6 +344,47 @@ std::vector<OptimizedBound> optimized_bounds(const Network& network, const Eigen
   return out_rows;
 }
 
+namespace {
+
+// Multiply-adds of one block of neurons in optimize_neuron_bounds between two looks at the deadline.
+constexpr double kWorkPerBlock = 2e8;
+
+// Tightens the bounds [l, u] of the neurons `unstable` of layer k by optimized back-substitution from layer k;
+// true when they cross (the node is empty).
+bool tighten_block(const Network& network, int k, const std::vector<Eigen::Index>& unstable,
+                   const OptimizedNode& here, const OptimizeSettings& settings, const Deadline* deadline,
+                   Eigen::VectorXd& l, Eigen::VectorXd& u) {
+  const DenseLayer& layer = network.hidden_layer(k);
+  const auto n = static_cast<Eigen::Index>(unstable.size());
+  Top top;
+  top.coefficient.resize(2 * n, layer.weights.cols());
+  top.constant.resize(2 * n);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const Eigen::Index i = unstable[static_cast<std::size_t>(r)];
+    top.coefficient.row(r) = layer.weights.row(i);
+    top.coefficient.row(n + r) = -layer.weights.row(i);
+    top.constant[r] = layer.bias[i];
+    top.constant[n + r] = -layer.bias[i];
+  }
+  top.reach = top.coefficient.cwiseAbs();
+  top.constant_reach = top.constant.cwiseAbs();
+  top.gamma = gamma(2);  // the rows are W_k's own: only the sums of the back-substitution round
+  const std::vector<OptimizedNode> rows(static_cast<std::size_t>(2 * n), here);
+  const Batch batch(network, k, std::move(top), rows);
+  if (batch.empty(0)) return true;
+  OptimizeSettings layer_settings = settings;
+  layer_settings.stop_below = 0.0;  // a side below zero makes the neuron stable: nothing more to gain
+  const Optimum best = optimize(batch, layer_settings, deadline);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const Eigen::Index i = unstable[static_cast<std::size_t>(r)];
+    u[i] = std::min(u[i], best.certified.bound[r]);
+    l[i] = std::max(l[i], -best.certified.bound[n + r]);
+  }
+  return (l.array() > u.array()).any();
+}
+
+}  // namespace
+
 bool optimize_neuron_bounds(const Network& network, const OptimizedNode& node, NeuronBounds& bounds,
                             const OptimizeSettings& settings, const Deadline* deadline) {
   OptimizedNode here = node;
@@ -358,34 +399,19 @@ bool optimize_neuron_bounds(const Network& network, const OptimizedNode& node, N
     for (Eigen::Index i = 0; i < l.size(); ++i)
       if (l[i] < 0.0 && u[i] > 0.0 && !(has_splits && (*node.splits)[k][static_cast<std::size_t>(i)] != Split::kFree))
         unstable.push_back(i);
-    if (unstable.empty()) continue;
-    const DenseLayer& layer = network.hidden_layer(k);
-    const auto n = static_cast<Eigen::Index>(unstable.size());
-    Top top;
-    top.coefficient.resize(2 * n, layer.weights.cols());
-    top.constant.resize(2 * n);
-    for (Eigen::Index r = 0; r < n; ++r) {
-      const Eigen::Index i = unstable[static_cast<std::size_t>(r)];
-      top.coefficient.row(r) = layer.weights.row(i);
-      top.coefficient.row(n + r) = -layer.weights.row(i);
-      top.constant[r] = layer.bias[i];
-      top.constant[n + r] = -layer.bias[i];
+    // Blocks of neurons with a look at the deadline before each, each block's optimization within about
+    // kWorkPerBlock multiply-adds (one pass takes W's stored entries per row and layer): 6000 unstable neurons of
+    // an NN4Sys-size layer in one batch ran 10 s past the limit (bench/results/deadline_conv_sparse.md).
+    double work_per_row = 0.0;
+    for (int j = 0; j <= k; ++j) work_per_row += static_cast<double>(network.hidden_layer(j).weights.stored());
+    work_per_row *= 2.0 * (settings.iterations + 2);
+    const auto block = std::max<std::size_t>(1, static_cast<std::size_t>(kWorkPerBlock / work_per_row));
+    for (std::size_t first = 0; first < unstable.size(); first += block) {
+      if (deadline && deadline->expired()) return false;
+      const auto end = static_cast<std::ptrdiff_t>(std::min(unstable.size(), first + block));
+      const std::vector<Eigen::Index> some(unstable.begin() + static_cast<std::ptrdiff_t>(first), unstable.begin() + end);
+      if (tighten_block(network, k, some, here, settings, deadline, l, u)) return true;
     }
-    top.reach = top.coefficient.cwiseAbs();
-    top.constant_reach = top.constant.cwiseAbs();
-    top.gamma = gamma(2);  // the rows are W_k's own: only the sums of the back-substitution round
-    const std::vector<OptimizedNode> rows(static_cast<std::size_t>(2 * n), here);
-    const Batch batch(network, k, std::move(top), rows);
-    if (batch.empty(0)) return true;
-    OptimizeSettings layer_settings = settings;
-    layer_settings.stop_below = 0.0;  // a side below zero makes the neuron stable: nothing more to gain
-    const Optimum best = optimize(batch, layer_settings, deadline);
-    for (Eigen::Index r = 0; r < n; ++r) {
-      const Eigen::Index i = unstable[static_cast<std::size_t>(r)];
-      u[i] = std::min(u[i], best.certified.bound[r]);
-      l[i] = std::max(l[i], -best.certified.bound[n + r]);
-    }
-    if ((l.array() > u.array()).any()) return true;
   }
   return false;
 }

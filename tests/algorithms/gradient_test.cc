@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -77,6 +78,24 @@ TEST(RegionGradient, MatchesFiniteDifferencesInsideARegion) {
       EXPECT_NEAR((-objective.value(net.forward(step)) - rg.value) / h, rg.gradient[i], 1e-5);
     }
   }
+}
+
+TEST(RegionGradient, StopsBeforeALayerOnceTheDeadlinePassesOrAStopIsRequested) {
+  const Network net = testing::random_network(4, {6, 5}, 1, 3);
+  Objective objective;
+  objective.weights = Eigen::VectorXd::Ones(1);
+  const Eigen::VectorXd x = Eigen::VectorXd::Constant(4, 0.5);
+  const Deadline past(0.0, nullptr);
+  EXPECT_FALSE(region_gradient(net, objective, x, &past).complete);
+  std::atomic<bool> stop{true};
+  const Deadline stopped(std::numeric_limits<double>::infinity(), &stop);
+  EXPECT_FALSE(region_gradient(net, objective, x, &stopped).complete);
+  const Deadline open;
+  const RegionGradient within = region_gradient(net, objective, x, &open);
+  const RegionGradient unlimited = region_gradient(net, objective, x);
+  ASSERT_TRUE(within.complete);
+  EXPECT_EQ(within.value, unlimited.value);
+  EXPECT_EQ(within.gradient, unlimited.gradient);
 }
 
 TEST(Gradient, FindsTheTinyNetworkMaximumAndMinimum) {

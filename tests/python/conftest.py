@@ -21,6 +21,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 from netgen import forward, make_network, write_onnx  # noqa: E402  (the benchmarks' network generator)
 
 
+def import_torch():
+    """torch, or a skip where it is not installed; under RELUOPT_REQUIRE_TORCH=1 (set by .ci/run) a missing torch
+    fails instead, so CI never hides the torch tests behind a skip."""
+    if os.environ.get("RELUOPT_REQUIRE_TORCH"):
+        import torch
+        return torch
+    return pytest.importorskip("torch")
+
+
 def xavier_layers(sizes, seed):
     """Xavier-uniform layers rounded to float32, as (W, b) float64 arrays."""
     return make_network(sizes[0], sizes[1:-1], seed, outputs=sizes[-1])

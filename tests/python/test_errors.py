@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import reluopt
-from conftest import FIXTURES, cli_error, onnx_model, xavier_layers
+from conftest import FIXTURES, cli_error, import_torch, onnx_model, xavier_layers
 
 BOX = {"lower": [0.0] * 4, "upper": [1.0] * 4}
 
@@ -117,7 +117,7 @@ def test_bad_layer_lists():
 
 
 def test_bad_torch_models():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     nn = torch.nn
     with raises(r"torch module 1 \(Sigmoid\) is not supported"):
         reluopt.solve(nn.Sequential(nn.Linear(2, 3), nn.Sigmoid(), nn.Linear(3, 1)))
@@ -199,7 +199,7 @@ def test_objective_messages_say_what_an_objective_may_be(net, objective, message
 
 
 def test_torch_model_on_the_meta_device():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     with torch.device("meta"):
         model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
     with raises("the torch model's parameters are on the meta device \\(shapes without values\\): materialize"):

@@ -4,7 +4,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, import_torch
 
 
 def load(name):
@@ -15,7 +15,7 @@ def load(name):
 
 
 def test_torch_decision(capsys):
-    pytest.importorskip("torch")
+    import_torch()
     example = load("torch_decision")
     model, result = example.main()
     assert result.status == "optimal"

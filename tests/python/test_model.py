@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import reluopt
-from conftest import CLI, forward, interrupted, write_onnx, xavier_layers
+from conftest import CLI, forward, import_torch, interrupted, write_onnx, xavier_layers
 
 NET = xavier_layers([2, 6, 2], seed=5)  # float32-exact weights: an ONNX file holds the same network
 GRID = [range(-3, 4), range(-3, 4), range(0, 5)]  # x0, x1 and z0, all integer
@@ -232,7 +232,7 @@ def test_network_on_a_slice_and_a_list():
 
 
 def test_torch_network():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     torch.manual_seed(3)
     net = torch.nn.Sequential(torch.nn.Linear(2, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2)).double()
     layers = [(net[0].weight.detach().numpy(), net[0].bias.detach().numpy()),

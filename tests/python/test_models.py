@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import reluopt
-from conftest import FIXTURES, forward, onnx_model, run_cli, xavier_layers
+from conftest import FIXTURES, forward, import_torch, onnx_model, run_cli, xavier_layers
 
 LOWER, UPPER = [-1.0, 0.0, -0.5, 0.0], [1.0, 1.0, 0.5, 2.0]
 DOMAIN = {"lower": LOWER, "upper": UPPER}
@@ -46,7 +46,7 @@ def test_list_of_arrays(tmp_path, net, net_onnx):
 
 
 def test_torch_sequential(tmp_path, net, net_onnx):
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     modules = []
     for k, (w, b) in enumerate(net):
         linear = torch.nn.Linear(w.shape[1], w.shape[0])

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import reluopt
+from conftest import import_torch
 
-torch = pytest.importorskip("torch")
+torch = import_torch()
 nn = torch.nn
 
 
