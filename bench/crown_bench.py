@@ -6,12 +6,20 @@ Parts:
   grid   the paper's grid networks with two hidden layers of 100 (Xavier, seed 777 + 10000 L + d, box [0,1]^d,
          maximize the output; bench/acceptance_bounds.py's), d in --grid-dims: gap = (bound - value) / |value|
          after --time-limit seconds, nodes. (With one hidden layer bab always takes the LP: nothing changes.)
+  paper  the paper's grid networks of --paper (1 or 2 hidden layers of 100, d inputs) with --before and --binary,
+         alternating per network: gap after --time-limit seconds.
+  verify the same balls decided by `reluopt verify` (stopping at the answer) with --before and --binary,
+         alternating per instance: answer and wall time.
   mnist  784 -> 256 x L -> 10 networks (bench/train_mnist_shape.py, synthetic 28x28 images), L in --layers; for
          test images 0.. of each, the L-inf ball of radius r (clipped to [0, 1]) and the objective y_j - y_c
          (c the image's class, j its runner-up at the centre): decided within the time limit when the proven bound
          is < 0 (unsat: no point makes j beat c) or a point has value >= 0 (sat).
 
     /usr/bin/python3 bench/crown_bench.py --binary build/reluopt [--time-limit 60] [--parts grid mnist]
+    /usr/bin/python3 bench/crown_bench.py --parts verify --before OLD/reluopt --binary build/reluopt \
+        --layers 4 6 --images 4 --radii 0.02 0.025 --out bench/results/crown_verify
+    /usr/bin/python3 bench/crown_bench.py --parts paper --before OLD/reluopt --binary build/reluopt \
+        --out bench/results/crown_paper
 
 Writes bench/results/crown_bench.md and .json. Every run: reluopt solve --method bab --threads 1 --seed 1.
 """
@@ -35,11 +43,11 @@ import train_mnist_shape  # noqa: E402
 CONFIGS = [("LP", ["--slope-steps", "0"]), ("optimized", [])]
 
 
-def solve(binary, inst, flags, limit, workdir):
+def solve(binary, inst, flags, limit, workdir, threads=1):
     inst.write(workdir)
     out = os.path.join(workdir, inst.name + "_%s.json" % ("lp" if flags else "opt"))
     cmd = [binary, "solve", inst.model_path, "--domain", inst.domain_path, "--objective", inst.objective_path,
-           "--method", "bab", "--threads", "1", "--seed", "1", "--time-limit", str(limit), "--json", out,
+           "--method", "bab", "--threads", str(threads), "--seed", "1", "--time-limit", str(limit), "--json", out,
            "--quiet"] + flags
     start = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
@@ -71,6 +79,41 @@ def grid_part(a, workdir):
     return rows
 
 
+def paper_part(a, workdir):
+    """The paper's grid (layers x 100, d inputs; bench/acceptance_bounds.py's seeds) with --before and --binary,
+    alternating per instance, --paper-threads threads: gap after the time limit."""
+    rows = []
+    for spec in a.paper:
+        layers, d = (int(v) for v in spec.split("x"))
+        seed = 777 + 10000 * layers + d
+        inst = ac.Instance("grid_L%d_d%d" % (layers, d), netgen.make_network(d, [100] * layers, seed),
+                           ac.box_domain(d), ac.max_output_objective(), desc="Xavier seed %d" % seed)
+        row = dict(instance=inst.name, seed=seed)
+        for name, binary in (("before", a.before), ("after", a.binary)):
+            row[name] = solve(binary, inst, [], a.time_limit, workdir, threads=a.paper_threads)
+            row[name]["gap"] = gap(row[name])
+            print(inst.name, name, row[name], flush=True)
+        rows.append(row)
+    return rows
+
+
+def write_paper(a, rows):
+    L = ["## The paper's grid, before and after", "",
+         "`reluopt solve --method bab --threads %d --seed 1 --time-limit %g`, *before* = `%s`, *after* = `%s`, one "
+         "after the other per network; gap = (bound - value) / |value|." % (a.paper_threads, a.time_limit, a.before,
+                                                                            a.binary), "",
+         "| network | gap before | gap after | after / before | status before | status after | nodes before | "
+         "nodes after |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        b, f = r["before"], r["after"]
+        ratio = f["gap"] / b["gap"] if b["gap"] and f["gap"] is not None else None
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r["instance"], fmt(b["gap"]), fmt(f["gap"]),
+                                                            fmt(ratio), b["status"], f["status"], b["nodes"],
+                                                            f["nodes"]))
+    L.append("")
+    return "\n".join(L)
+
+
 def mnist_part(a, workdir):
     rows = []
     for layers in a.layers:
@@ -97,6 +140,74 @@ def mnist_part(a, workdir):
     return rows
 
 
+def vnnlib(inst, j, c):
+    """The unsafe set of the L-inf ball: y_j >= y_c somewhere in the box."""
+    L = ["(declare-const X_%d Real)" % i for i in range(len(inst.lo))]
+    L += ["(declare-const Y_%d Real)" % i for i in range(10)]
+    for i, (a, b) in enumerate(zip(inst.lo, inst.hi)):
+        L += ["(assert (>= X_%d %.17g))" % (i, a), "(assert (<= X_%d %.17g))" % (i, b)]
+    L.append("(assert (>= Y_%d Y_%d))" % (j, c))
+    return "\n".join(L) + "\n"
+
+
+def verify(binary, inst, prop, limit):
+    cmd = [binary, "verify", inst.model_path, prop, "--threads", "1", "--seed", "1", "--time-limit", str(limit),
+           "--quiet"]
+    start = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return dict(answer=out.split("\n")[0].strip(), wall=time.perf_counter() - start)
+
+
+def verify_part(a, workdir):
+    """Each ball decided by `reluopt verify` (search and bab on one thread, stopping at the answer) with the
+    --before binary and with --binary, one after the other per instance."""
+    rows = []
+    for layers in a.layers:
+        net, accuracy, X, y = train_mnist_shape.train(layers, 0)
+        for image in range(a.images):
+            x = X[image]
+            out = netgen.forward(net, x)
+            c = int(np.argmax(out))
+            j = int(np.argsort(out)[-2])
+            for radius in a.radii:
+                dom = dict(lower=np.maximum(x - radius, 0.0).tolist(), upper=np.minimum(x + radius, 1.0).tolist())
+                inst = ac.Instance("mnist_L%d_i%d_r%g" % (layers, image, radius), net, dom,
+                                   dict(sense="max", weights=np.eye(10)[j].tolist(), constant=0.0))
+                inst.write(workdir)
+                prop = os.path.join(workdir, inst.name + ".vnnlib")
+                with open(prop, "w") as f:
+                    f.write(vnnlib(inst, j, c))
+                row = dict(instance=inst.name, layers=layers, accuracy=accuracy, image=image, radius=radius)
+                for name, binary in (("before", a.before), ("after", a.binary)):
+                    row[name] = verify(binary, inst, prop, a.time_limit)
+                    print(inst.name, name, row[name], flush=True)
+                rows.append(row)
+    return rows
+
+
+def write_verify(a, rows):
+    L = ["## MNIST-shaped networks, decided by `reluopt verify`", "",
+         "`reluopt verify MODEL BALL.vnnlib --threads 1 --seed 1 --time-limit %g` with *before* = `%s` and "
+         "*after* = `%s`, one after the other per instance. Unsafe set: the runner-up class j reaches the image's "
+         "class c (y_j >= y_c) somewhere in the L-inf ball (clipped to [0, 1]); `unsat` is a proof of robustness. "
+         "Seconds are wall time to the answer." % (a.time_limit, a.before, a.binary), "",
+         "| instance | before | s | after | s |", "|---|---|---|---|---|"]
+    for r in rows:
+        b, f = r["before"], r["after"]
+        L.append("| %s | %s | %.1f | %s | %.1f |" % (r["instance"], b["answer"], b["wall"], f["answer"], f["wall"]))
+    L.append("")
+    for layers in sorted({r["layers"] for r in rows}):
+        sub = [r for r in rows if r["layers"] == layers]
+        count = {n: sum(r[n]["answer"] == "unsat" for r in sub) for n in ("before", "after")}
+        wrong = sum(r[n]["answer"] == "sat" and r[m]["answer"] == "unsat" for r in sub
+                    for n, m in (("before", "after"), ("after", "before")))
+        L.append("- %d hidden layers: unsat within %g s, before %d of %d, after %d of %d%s." % (
+            layers, a.time_limit, count["before"], len(sub), count["after"], len(sub),
+            "; CONTRADICTING ANSWERS: %d" % wrong if wrong else ""))
+    L.append("")
+    return "\n".join(L)
+
+
 def fmt(v, spec="%.3g"):
     return "-" if v is None else spec % v
 
@@ -104,8 +215,9 @@ def fmt(v, spec="%.3g"):
 def write(a, grid, mnist, load):
     L = ["# Optimized slopes and split multipliers in bab (alpha/beta-CROWN)", "",
          "Generated by `bench/crown_bench.py` on %s UTC; %s, nproc %d, load average at start %s." %
-         (time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), platform.node(), os.cpu_count(), load), "",
-         "Every run: `reluopt solve --method bab --threads 1 --seed 1 --time-limit %g`; *LP*: `--slope-steps 0` "
+         (time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), platform.node(), os.cpu_count(), load), ""]
+    if grid or mnist:
+        L += ["Every run: `reluopt solve --method bab --threads 1 --seed 1 --time-limit %g`; *LP*: `--slope-steps 0` "
          "(every node's LP), *optimized*: the default (20 steps in place of the LP while more than 16 neurons are "
          "free). Same binary, same run, one after the other, on a shared loaded machine." % a.time_limit, ""]
     if grid:
@@ -145,16 +257,25 @@ def main():
     ap.add_argument("--layers", type=int, nargs="+", default=[2, 4, 6])
     ap.add_argument("--images", type=int, default=1)
     ap.add_argument("--radii", type=float, nargs="+", default=[0.02, 0.05])
+    ap.add_argument("--before", help="verify and paper parts: the binary to compare --binary with")
+    ap.add_argument("--paper", nargs="+", default=["1x100", "1x200", "2x10", "2x20"], help="LAYERSxD")
+    ap.add_argument("--paper-threads", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "crown_bench"))
     a = ap.parse_args()
     load = " ".join("%.2f" % v for v in os.getloadavg())
     with tempfile.TemporaryDirectory() as workdir:
         grid = grid_part(a, workdir) if "grid" in a.parts else []
         mnist = mnist_part(a, workdir) if "mnist" in a.parts else []
+        verified = verify_part(a, workdir) if "verify" in a.parts else []
+        paper = paper_part(a, workdir) if "paper" in a.parts else []
+    load_end = " ".join("%.2f" % v for v in os.getloadavg())
     with open(a.out + ".json", "w") as f:
-        json.dump(dict(args=vars(a), load=load, grid=grid, mnist=mnist), f, indent=1)
+        json.dump(dict(args=vars(a), load=load, load_end=load_end, grid=grid, mnist=mnist, verify=verified,
+                       paper=paper), f, indent=1)
     with open(a.out + ".md", "w") as f:
-        f.write(write(a, grid, mnist, load))
+        f.write(write(a, grid, mnist, load) + (write_verify(a, verified) if verified else "") +
+                (write_paper(a, paper) if paper else "") +
+                "\nLoad average at the end: %s.\n" % load_end)
 
 
 if __name__ == "__main__":

@@ -265,19 +265,25 @@ class Frontier {
 };
 
 // An open node's size in memory, estimated: the struct, its box and slopes (3 d doubles), its neuron bounds (2 per
-// hidden neuron, its own or its parent's), its optimized slopes, multipliers and branching scores (3 per hidden
-// neuron), a split per hidden neuron once it has one, and the allocations' overhead.
-std::size_t node_bytes(const Network& network) {
+// hidden neuron, its own or its parent's) or, where nodes are bounded as they are made (`optimized`, sharing
+// their ancestor's bounds), its slopes, multipliers and branching scores (3 per hidden neuron), a split per hidden
+// neuron once it has one, and the allocations' overhead. (Counting the second kind on every search made the
+// 10 -> 2x100 -> 1 grid network dive for memory at half the nodes, its bound after 20 s 0.966 instead of 0.903.)
+std::size_t node_bytes(const Network& network, bool optimized) {
   const auto hidden = static_cast<std::size_t>(network.num_hidden_neurons());
   const auto d = static_cast<std::size_t>(network.input_dim());
   const auto layers = static_cast<std::size_t>(network.num_hidden_layers());
-  return sizeof(Node) + 3 * (8 * d + 32) + 40 * hidden + 64 * layers + hidden + 128;
+  return sizeof(Node) + 3 * (8 * d + 32) + (optimized ? 24 : 16) * hidden + 64 * layers + hidden + 128;
 }
 
 // How many open nodes fit in `memory_mb` megabytes (0: no limit).
-long node_budget(const Network& network, double memory_mb) {
+long node_budget(const Problem& problem, const BabOptions& options) {
+  const double memory_mb = options.memory_mb;
   if (!(memory_mb > 0.0)) return std::numeric_limits<long>::max();
-  const double nodes = memory_mb * 1048576.0 / static_cast<double>(node_bytes(network));
+  const Network& network = problem.network;
+  const bool optimized = options.slope_steps > 0 && network.num_hidden_layers() > 1 && problem.rows.empty() &&
+                         !problem.domain.has_rows() && network.input_dim() > options.input_split_dims;
+  const double nodes = memory_mb * 1048576.0 / static_cast<double>(node_bytes(network, optimized));
   return nodes >= 9e18 ? std::numeric_limits<long>::max() : std::max<long>(1, static_cast<long>(nodes));
 }
 
@@ -400,7 +406,7 @@ class Search {
         root_bounds_(std::move(root_bounds)),
         output_weights_(problem.objective.sign() * problem.objective.weights),
         constant_(problem.objective.sign() * problem.objective.constant),
-        node_budget_(node_budget(problem.network, options.bab.memory_mb)) {}
+        node_budget_(node_budget(problem, options.bab)) {}
 
   // One worker: nodes until none is left, the deadline, or the node limit.
   void work(std::atomic<long>& nodes) {
@@ -1097,20 +1103,36 @@ Progress progress(const Deadline& deadline, long lps, long nodes, const Incumben
 // them, the same). Null with one hidden layer (interval arithmetic is exact there) or --slope-steps 0.
 // CROWN's adaptive slopes are close to the best already (on a 784 -> 4x256 -> 10 network, radius 0.03, its
 // second layer's bounds lie within 0.1% of the triangle LP's), so the steps are few (a quarter of
-// --slope-steps) and take at most kRootBoundsShare of the time: 20 steps cost that network 3-4 s (radius 0.02-0.05)
-// and tightened the layers' widths by 0.1-2%; on the 20 -> 2x100 -> 1 grid network they take milliseconds.
+// --slope-steps), take at most kRootBoundsShare of the time, and are left out where they would cost more than
+// kRootBoundsWork multiply-adds: on that network 20 steps took 3-4 s (radius 0.02-0.05) and narrowed the layers
+// by 0.1-2%, and 5 steps made balls decided in 0.4 s take 1.2-1.7 s; on the 20 -> 2x100 -> 1 grid network they take
+// milliseconds and bring its bound after 15 s from 4.1-4.2 to 3.9.
 constexpr double kRootBoundsShare = 0.05;
+constexpr double kRootBoundsWork = 2e8;
+
+// Multiply-adds of `steps` steps with every neuron of layers >= 1 unstable (at most): per step and neuron, two
+// rows through the weights of the layers below, back and forth.
+double root_bounds_work(const Network& network, int steps) {
+  double work = 0.0, below = static_cast<double>(network.hidden_layer(0).weights.stored());
+  for (int k = 1; k < network.num_hidden_layers(); ++k) {
+    work += 4.0 * network.hidden_width(k) * below * steps;
+    below += static_cast<double>(network.hidden_layer(k).weights.stored());
+  }
+  return work;
+}
 std::shared_ptr<const NeuronBounds> optimized_root_bounds(const Problem& problem, const SolveOptions& options,
                                                           const Deadline& deadline) {
   const Network& network = problem.network;
   if (options.bab.slope_steps <= 0 || network.num_hidden_layers() < 2) return nullptr;
   const Eigen::VectorXd& lo = problem.domain.lower;
   const Eigen::VectorXd& hi = problem.domain.upper;
+  const int steps = std::max(1, options.bab.slope_steps / 4);
+  if (root_bounds_work(network, steps) > kRootBoundsWork) return nullptr;
   auto bounds = std::make_shared<NeuronBounds>(symbolic_bounds(network, lo, hi, &deadline));
   const SplitState none;
   const OptimizedNode root{&lo, &hi, nullptr, &none, nullptr};
   const Deadline share = deadline.share(kRootBoundsShare);
-  if (optimize_neuron_bounds(network, root, *bounds, {.iterations = std::max(1, options.bab.slope_steps / 4)}, &share))
+  if (optimize_neuron_bounds(network, root, *bounds, {.iterations = steps}, &share))
     return nullptr;  // contradictory bounds over a box: cannot be, and the plain search would show it
   return bounds;
 }
