@@ -1123,7 +1123,11 @@ double root_bounds_work(const Network& network, int steps) {
 std::shared_ptr<const NeuronBounds> optimized_root_bounds(const Problem& problem, const SolveOptions& options,
                                                           const Deadline& deadline) {
   const Network& network = problem.network;
-  if (options.bab.slope_steps <= 0 || network.num_hidden_layers() < 2) return nullptr;
+  // Where inputs are split the boxes shrink and their own propagation soon beats the root's bounds; as a prior
+  // those left the 10 -> 2x100 -> 1 grid network at 0.59x the nodes and bound 0.918 instead of 0.854 after 20 s.
+  if (options.bab.slope_steps <= 0 || network.num_hidden_layers() < 2 ||
+      network.input_dim() <= options.bab.input_split_dims)
+    return nullptr;
   const Eigen::VectorXd& lo = problem.domain.lower;
   const Eigen::VectorXd& hi = problem.domain.upper;
   const int steps = std::max(1, options.bab.slope_steps / 4);
