@@ -62,8 +62,10 @@ def run_cli(tmp_path, model, flags, domain=None, objective=None, check=True):
 def interrupted(script):
     """Runs `script` (which prints "started" before its run) in a child Python, sends it SIGINT 1.5 s into the
     run, and returns (the JSON line it printed, the time SIGINT was sent on time.monotonic's clock)."""
+    # A runner started in the background by a shell (`make test &`) ignores SIGINT, and the child would inherit
+    # that: it gets Python's default handler back, as in a terminal.
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+                             text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert child.stdout.readline().strip() == "started"
     time.sleep(1.5)  # well into the run
     sent = time.monotonic()
