@@ -492,8 +492,8 @@ class Search {
                              static_cast<int>(node.lo.size()) <= options_.bab.input_split_dims &&
                              static_cast<int>(free.size()) > options_.bab.relu_split_below;
     NodeLp relaxation;
-    bool lp_scores = false;  // the optimized bound leaves every split's score at zero: the LP's point scores them
-    if (optimizes(free, input_split)) {
+    const bool optimized_node = optimizes(free, input_split);
+    if (optimized_node) {
       const OptimizedBound optimized = optimize(node, prop.bounds);
       bound = std::min(bound, optimized.upper);
       if (optimized.upper == -kInfinity || close_or_keep(bound)) return;
@@ -501,13 +501,13 @@ class Search {
       node.bound = bound;
       node.multipliers = std::make_shared<const Multipliers>(optimized.multipliers);
       prop.objective.relaxation_share = optimized.relaxation_share;
-      lp_scores = !any_share(prop.objective.relaxation_share, free);
-      if (!lp_scores) {
+      if (any_share(prop.objective.relaxation_share, free)) {
         node.prior = std::make_shared<const NeuronBounds>(std::move(prop.bounds));
         return split_optimized(std::move(node), optimized.relaxation_share, free, children);
       }
+      // No split has a positive score: the node LP below scores them at its point.
     }
-    if (lp_scores || (!optimizes(free, input_split) && (!input_split || problem_.rows.has_output_rows()))) {
+    if (optimized_node || !input_split || problem_.rows.has_output_rows()) {
       if (!input_split && prop.objective.relaxation_share.empty()) {  // made by an input split: the score needs it
         const NeuronBounds own = prop.bounds;
         prop = propagate_box(node.lo, node.hi, node.splits, &own);
