@@ -11,10 +11,13 @@ Models (random FLOAT weights, fixed seeds, built with tests/io/make_conv_fixture
              -> Gemm 6000 block-diagonal (100 blocks of 60) -> Relu -> Gemm 1   (1 -> 6000 -> 6000 -> 1, 36 M weights)
   resnet     [1,3,32,32] -> Conv 8 3x3 stride 2 pad 1 -> Relu -> 2 residual blocks (Conv 8 3x3 pad 1 -> Relu -> Conv 8
              3x3 pad 1 -> Add of the block's input -> Relu) -> Flatten -> Gemm 10   (3072 -> 2048 x 5 -> 10)
+  resnet16   a CIFAR-size 3-block ResNet: [1,3,32,32] -> Conv 16 3x3 pad 1 -> Relu -> 3 residual blocks as above
+             (Conv 16) -> Flatten -> Gemm 10   (3072 -> 16384 x 7 -> 10; 16384 x 16384 dense layers would be 2.1 GB
+             each)
   maxpool28  Convnet_maxpool-like: [1,1,28,28] -> Conv 16 3x3 pad 1 -> Relu -> MaxPool 2x2 -> Flatten -> Gemm 128
              -> Relu -> Gemm 10   (784 -> 12544 -> max pooling -> 128 -> 10)
-Property (VNN-LIB): the box of radius 0.01 (conv32, conv8, resnet) or 0.02 (avgpool28, maxpool28) around a fixed point of [0,1]^d,
-unsafe when some Y_i >= Y_0 (written as the `or` of Y_0 <= Y_i); for nn4sys the key in [0, 1], unsafe when
+Property (VNN-LIB): the box of radius 0.01 (conv32, conv8, resnet, resnet16) or 0.02 (avgpool28, maxpool28) around
+a fixed point of [0,1]^d, unsafe when some Y_i >= Y_0 (written as the `or` of Y_0 <= Y_i); for nn4sys the key in [0, 1], unsafe when
 Y_0 >= (its largest value at 1001 evenly spaced keys) + 0.01. `solve` runs on the same box (a domain JSON), maximizing output 0.
 Every command gets --threads 2 and 10 GB of address space; wall time is measured from the process's start to its
 end.
@@ -81,6 +84,9 @@ def models():
         "resnet": lambda: (residual_block(residual_block(
             Net([1, 3, 32, 32], 351).conv(8, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1)).relu(), 8), 8)
             .flatten().gemm(10), 0.01),
+        "resnet16": lambda: (residual_block(residual_block(residual_block(
+            Net([1, 3, 32, 32], 352).conv(16, (3, 3), pads=(1, 1, 1, 1)).relu(), 16), 16), 16).flatten().gemm(10),
+            0.01),
         "maxpool28": lambda: (maxpool(Net([1, 1, 28, 28], 361).conv(16, (3, 3), **same).relu()).flatten().gemm(128)
                               .relu().gemm(10), 0.02),
     }

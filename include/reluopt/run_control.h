@@ -73,4 +73,13 @@ struct RunControl {
   double progress_interval = 0.5;            // seconds between progress calls
 };
 
+// `control` for what is left of a run after `clock` (started with the run) ran: the time spent before the run
+// proper (rewriting a network's linear neurons or a max-min objective, passes that grow with the model) comes
+// off its limit. A limit the options refuse (negative, NaN) passes unchanged, for the run to refuse it.
+template <class Control>
+Control remaining_after(Control control, const Deadline& clock) {
+  if (control.time_limit >= 0.0) control.time_limit = std::max(0.0, clock.remaining());
+  return control;
+}
+
 }  // namespace reluopt

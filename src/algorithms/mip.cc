@@ -202,13 +202,14 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
   if (!method_spec(options.method).relaxable)
     throw Error("relax needs a MIP method (" + method_list(&MethodSpec::relaxable, "or") + "), not " +
                 method_name(options.method));
+  const Deadline clock(control.time_limit, control.stop);  // the rewrites' time counts against the limit
   if (network.has_linear_neurons())
     return relax(detail::specialize_linear_neurons(network, domain.lower, domain.upper), domain, objective, options,
-                 control);
+                 remaining_after(control, clock));
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
     const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
-    return relax(compiled.network, domain, compiled.objective, options, control);
+    return relax(compiled.network, domain, compiled.objective, options, remaining_after(control, clock));
   }
   validate_options(options, control.time_limit);
   const Deadline deadline(control.time_limit, control.stop);

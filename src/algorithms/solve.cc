@@ -122,9 +122,10 @@ bool method_takes_rows(Method method) {
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective, ModelRows rows,
                   const SolveOptions& options, const RunContext& context) {
   if (network.has_linear_neurons()) {  // as below
+    const Deadline clock(context.time_limit, context.stop);
     const Network relus = detail::specialize_linear_neurons(network, domain.lower, domain.upper);
-    return detail::map_max_min_result(solve(relus, domain, objective, std::move(rows), options, context), network,
-                                      objective);
+    return detail::map_max_min_result(
+        solve(relus, domain, objective, std::move(rows), options, remaining_after(context, clock)), network, objective);
   }
   if (rows.empty()) return solve(network, domain, objective, options, context);
   if (!method_takes_rows(options.method))
@@ -140,16 +141,20 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
 SolveResult solve(const Network& network, const Domain& domain, const Objective& objective,
                   const SolveOptions& options, const RunContext& context) {
   // Every method takes ReLU networks: linear neurons (LeakyRelu's slope, a residual skip) become stably active
-  // ReLUs over the domain, and the result is re-evaluated on the network as given.
+  // ReLUs over the domain, and the result is re-evaluated on the network as given. The rewrites' time counts
+  // against the limit (a second on a CIFAR-size ResNet under load).
+  const Deadline clock(context.time_limit, context.stop);
   if (network.has_linear_neurons()) {
     const Network relus = detail::specialize_linear_neurons(network, domain.lower, domain.upper);
-    return detail::map_max_min_result(solve(relus, domain, objective, options, context), network, objective);
+    return detail::map_max_min_result(solve(relus, domain, objective, options, remaining_after(context, clock)),
+                                      network, objective);
   }
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
     const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
-    return detail::map_max_min_result(solve(compiled.network, domain, compiled.objective, options, context), network,
-                                      objective);
+    return detail::map_max_min_result(
+        solve(compiled.network, domain, compiled.objective, options, remaining_after(context, clock)), network,
+        objective);
   }
   validate_options(options, context.time_limit);
   const Deadline deadline(context.time_limit, context.stop);

@@ -591,12 +591,14 @@ VerifyResult verify(const Network& network, const VnnlibProperty& property, cons
   check_property(network, property);
   // The methods take ReLU networks: linear neurons become stably active ReLUs over the hull of the cases' boxes.
   if (network.has_linear_neurons() && !property.cases.empty()) {
+    const Deadline clock(control.time_limit, control.stop);  // the rewrite's time counts against the limit
     Eigen::VectorXd lower = property.cases[0].box.lower, upper = property.cases[0].box.upper;
     for (const VnnlibCase& c : property.cases) {
       lower = lower.cwiseMin(c.box.lower);
       upper = upper.cwiseMax(c.box.upper);
     }
-    return verify(detail::specialize_linear_neurons(network, lower, upper), property, options, control);
+    return verify(detail::specialize_linear_neurons(network, lower, upper), property, options,
+                  remaining_after(control, clock));
   }
   const Deadline deadline(control.time_limit, control.stop);
   const std::string source = source_of(options);

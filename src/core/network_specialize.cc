@@ -28,11 +28,11 @@ std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> hidden_intervals(const 
     const DenseLayer& layer = network.hidden_layer(k);
     const Eigen::VectorXd centre = 0.5 * (lower + upper);
     const Eigen::VectorXd radius = 0.5 * (upper - lower);
-    const Weights magnitude = layer.weights.cwiseAbs();
     const Eigen::VectorXd mid = layer.weights * centre + layer.bias;
-    const Eigen::VectorXd spread = magnitude * radius;
+    const Eigen::VectorXd spread = layer.weights.abs_times(radius);
     const Eigen::VectorXd margin =
-        (kRelativeMargin * (magnitude * lower.cwiseAbs().cwiseMax(upper.cwiseAbs()) + layer.bias.cwiseAbs()))
+        (kRelativeMargin * (layer.weights.abs_times(lower.cwiseAbs().cwiseMax(upper.cwiseAbs())) +
+                            layer.bias.cwiseAbs()))
             .array() +
         1.0;
     Eigen::VectorXd h_lower = mid - spread - margin;

@@ -29,7 +29,7 @@ Eigen::VectorXd input_magnitudes(const Domain& domain) {
 // the next layer's. Scaling by the outlier would shrink every other coefficient of the rows it feeds below the
 // solvers' tolerances (measured: wrong optimal claims).
 Eigen::VectorXd layer_scale(const DenseLayer& layer, const Eigen::VectorXd& previous) {
-  Eigen::VectorXd size = layer.weights.cwiseAbs() * previous + layer.bias.cwiseAbs();
+  Eigen::VectorXd size = layer.weights.abs_times(previous) + layer.bias.cwiseAbs();
   const auto middle = size.begin() + size.size() / 2;
   std::nth_element(size.begin(), middle, size.end());
   return Eigen::VectorXd::Constant(size.size(), power_of_two(*middle));

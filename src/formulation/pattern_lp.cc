@@ -68,29 +68,30 @@ namespace {
 
 using SparseRows = Weights::Sparse;
 
-// Multiply-adds between two looks at the deadline while a region is composed.
-constexpr double kWorkPerCheck = 2e8;
+// Multiply-adds between two looks at the deadline while a region is composed: dense products (BLAS-like kernels)
+// run at about 1e9 a second on a loaded core, sparse x sparse ones (index lookups, scattered writes) about ten
+// times slower.
+constexpr double kDenseWorkPerCheck = 2e8;
+constexpr double kSparseWorkPerCheck = 2e7;
 // A composed sparse map with more nonzeros than this share of its entries is stored dense: past it, the sparse
 // products cost more than dense ones.
 constexpr double kDenseShare = 0.25;
 
-// Rows per block when each row costs `work_per_row` multiply-adds: all at once without a deadline.
-Eigen::Index rows_per_check(double work_per_row, Eigen::Index rows, const Deadline* deadline) {
+// Rows per block when each row costs `work_per_row`: all at once without a deadline.
+Eigen::Index rows_per_check(double work_per_row, double work_per_check, Eigen::Index rows, const Deadline* deadline) {
   if (deadline == nullptr) return std::max<Eigen::Index>(rows, 1);
-  return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kWorkPerCheck / std::max(work_per_row, 1.0)));
+  return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(work_per_check / std::max(work_per_row, 1.0)));
 }
 
-// The first `used` columns of next_G += W_active * G_active, by blocks of rows; false when the deadline expired
-// first.
-template <typename Matrix>
-bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Matrix& W_active,
-                 const RowMajorMatrix& G_active, const Deadline* deadline) {
-  const auto block = rows_per_check(static_cast<double>(G_active.rows()) * static_cast<double>(G_active.cols()),
-                                    W_active.rows(), deadline);
-  for (Eigen::Index first = 0; first < W_active.rows(); first += block) {
-    if (deadline && deadline->expired()) return false;
-    const Eigen::Index rows = std::min(block, W_active.rows() - first);
-    next_G.block(first, 0, rows, used).noalias() += W_active.middleRows(first, rows) * G_active;
+bool expired(const Deadline* deadline) { return deadline != nullptr && deadline->expired(); }
+
+// M = 0, by blocks of rows with a look at the deadline (a map of 16384 x 3072 is 400 MB). False when it expired.
+bool set_zero(RowMajorMatrix& M, Eigen::Index rows, Eigen::Index cols, const Deadline* deadline) {
+  M.resize(rows, cols);
+  const Eigen::Index block = rows_per_check(static_cast<double>(cols), kDenseWorkPerCheck, rows, deadline);
+  for (Eigen::Index first = 0; first < rows; first += block) {
+    if (expired(deadline)) return false;
+    M.middleRows(first, std::min(block, rows - first)).setZero();
   }
   return true;
 }
@@ -101,20 +102,18 @@ bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Matrix& W_acti
 bool copy_rows(RowMajorMatrix& G, const Eigen::MatrixXd& W, const Deadline* deadline) {
   constexpr Eigen::Index kBlock = 64;
   for (Eigen::Index first = 0; first < W.rows(); first += kBlock) {
-    if (deadline && deadline->expired()) return false;
+    if (expired(deadline)) return false;
     const Eigen::Index rows = std::min(kBlock, W.rows() - first);
     G.block(first, 0, rows, W.cols()) = W.middleRows(first, rows);
   }
   return true;
 }
 
-// The columns `active` of a sparse W.
-SparseRows columns_of(const SparseRows& W, const std::vector<Eigen::Index>& active) {
-  SparseRows select(W.cols(), static_cast<Eigen::Index>(active.size()));
-  std::vector<Eigen::Triplet<double>> ones;
-  for (std::size_t c = 0; c < active.size(); ++c) ones.emplace_back(active[c], static_cast<Eigen::Index>(c), 1.0);
-  select.setFromTriplets(ones.begin(), ones.end());
-  return W * select;
+// W D for a sparse W: the columns of the neurons not in `keep` dropped (their entries, not the columns).
+SparseRows masked_columns(const SparseRows& W, const std::vector<std::uint8_t>& keep) {
+  SparseRows masked = W;
+  masked.prune([&](Eigen::Index, Eigen::Index col, double) { return keep[col] != 0; });
+  return masked;
 }
 
 // The rows `active` of a compressed sparse G, in that order.
@@ -140,13 +139,12 @@ std::optional<RegionMap> first_map(const Weights& W, Eigen::Index dim, const Dea
     map.sparse.conservativeResize(W.rows(), dim);
     return map;
   }
-  map.dense = RowMajorMatrix::Zero(W.rows(), dim);
-  if (!copy_rows(map.dense, W.dense(), deadline)) return std::nullopt;
+  if (!set_zero(map.dense, W.rows(), dim, deadline) || !copy_rows(map.dense, W.dense(), deadline)) return std::nullopt;
   return map;
 }
 
-// next_G = W_active G_active (dim columns) for a sparse G_active, by blocks of rows of W_active: dense when W is
-// dense or the product fills more than kDenseShare of its entries. None when the deadline expired first.
+// next_G = W_active G_active for a sparse G_active, by blocks of rows of W_active: dense when W is dense or the
+// product fills more than kDenseShare of its entries. None when the deadline expired first.
 template <typename Matrix>
 std::optional<RegionMap> sparse_product(const Matrix& W_active, const SparseRows& G_active, const Deadline* deadline) {
   constexpr bool kDenseW = !std::is_base_of_v<Eigen::SparseMatrixBase<Matrix>, Matrix>;
@@ -154,12 +152,12 @@ std::optional<RegionMap> sparse_product(const Matrix& W_active, const SparseRows
   const double g_per_row = static_cast<double>(G_active.nonZeros()) / std::max<Eigen::Index>(G_active.rows(), 1);
   double w_per_row = static_cast<double>(W_active.cols());
   if constexpr (!kDenseW) w_per_row = static_cast<double>(W_active.nonZeros()) / std::max<Eigen::Index>(rows, 1);
-  const Eigen::Index block = rows_per_check(w_per_row * g_per_row, rows, deadline);
+  const Eigen::Index block = rows_per_check(w_per_row * g_per_row, kSparseWorkPerCheck, rows, deadline);
   std::vector<SparseRows> blocks;
   RegionMap map;
   if constexpr (kDenseW) map.dense.resize(rows, G_active.cols());
   for (Eigen::Index first = 0; first < rows; first += block) {
-    if (deadline && deadline->expired()) return std::nullopt;
+    if (expired(deadline)) return std::nullopt;
     const Eigen::Index count = std::min(block, rows - first);
     if constexpr (kDenseW) map.dense.middleRows(first, count).noalias() = W_active.middleRows(first, count) * G_active;
     else blocks.emplace_back(W_active.middleRows(first, count) * G_active);
@@ -178,45 +176,81 @@ std::optional<RegionMap> sparse_product(const Matrix& W_active, const SparseRows
   const double entries = static_cast<double>(rows) * static_cast<double>(G_active.cols());
   map.is_sparse = static_cast<double>(nonzeros) <= kDenseShare * entries;
   if (!map.is_sparse) {
-    map.dense = RowMajorMatrix(map.sparse);
+    RowMajorMatrix dense;
+    if (!set_zero(dense, rows, G_active.cols(), deadline)) return std::nullopt;
+    dense += map.sparse;
+    map.dense = std::move(dense);
     map.sparse = SparseRows();
   }
   return map;
+}
+
+// The first `used` columns of next_G += W D G for a dense G (next_G zero beyond them): a sparse W with the
+// inactive columns dropped, by blocks of its rows; a dense W over the active neurons alone, by blocks of them
+// (W(:, a) G(a, :) for a block a of active neurons: no copy of all the active rows of G at once, which for the
+// objective's single row is the whole cost). False when the deadline expired first.
+bool dense_product(const RegionMap& G, const Weights& W, const std::vector<std::uint8_t>& keep,
+                   const std::vector<Eigen::Index>& active, Eigen::Index used, const Deadline* deadline,
+                   RowMajorMatrix& next_G) {
+  const Eigen::Index rows = W.rows();
+  if (W.is_sparse()) {
+    const SparseRows masked = masked_columns(W.sparse(), keep);
+    const double per_row = static_cast<double>(masked.nonZeros()) / std::max<Eigen::Index>(rows, 1) * used;
+    const Eigen::Index block = rows_per_check(per_row, kDenseWorkPerCheck, rows, deadline);
+    for (Eigen::Index first = 0; first < rows; first += block) {
+      if (expired(deadline)) return false;
+      const Eigen::Index count = std::min(block, rows - first);
+      next_G.block(first, 0, count, used).noalias() += masked.middleRows(first, count) * G.dense.leftCols(used);
+    }
+    return true;
+  }
+  // Each block of active neurons also copies its rows of G and its columns of W: counted as one row of work.
+  const auto n = static_cast<Eigen::Index>(active.size());
+  const Eigen::Index block = rows_per_check(static_cast<double>(used) * (rows + 1), kDenseWorkPerCheck, n, deadline);
+  for (Eigen::Index first = 0; first < n; first += block) {
+    if (expired(deadline)) return false;
+    const auto part = Eigen::seqN(first, std::min(block, n - first));
+    const std::vector<Eigen::Index> neurons(active.begin() + first, active.begin() + first + part.size());
+    const Eigen::MatrixXd W_part = W.dense()(Eigen::all, neurons);
+    const RowMajorMatrix G_part = G.dense(neurons, Eigen::seqN(0, used));
+    next_G.leftCols(used).noalias() += W_part * G_part;
+  }
+  return true;
 }
 
 // h_{k+1}'s map from h_k's: next_G = W_{k+1} D_k G_k over the active neurons of layer k, next_g likewise, and a free
 // neuron j of layer k feeds its variable's column d + free_index[j] with W_{k+1}'s column j. Only the first `used`
 // columns of a dense G_k can be nonzero (x and the free neurons of earlier layers). False when the deadline
 // expired first.
-bool compose_layer(const RegionMap& G, const Eigen::VectorXd& g, const Weights& next_weights,
-                   const Eigen::VectorXd& next_bias, const std::vector<std::uint8_t>& active_state,
-                   const std::vector<int>& free_index, int d, Eigen::Index used, Eigen::Index dim,
-                   const Deadline* deadline, RegionMap& next_G, Eigen::VectorXd& next_g) {
+bool compose_layer(const RegionMap& G, const Eigen::VectorXd& g, const Weights& W, const Eigen::VectorXd& next_bias,
+                   const std::vector<std::uint8_t>& active_state, const std::vector<int>& free_index, int d,
+                   Eigen::Index used, Eigen::Index dim, const Deadline* deadline, RegionMap& next_G,
+                   Eigen::VectorXd& next_g) {
   std::vector<Eigen::Index> active, free;
+  std::vector<std::uint8_t> keep(free_index.size(), 0);
   for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(free_index.size()); ++j) {
     if (free_index[j] >= 0) free.push_back(j);
-    else if (active_state[j]) active.push_back(j);
+    else if (active_state[j]) active.push_back(j), keep[j] = 1;
   }
-  next_g = next_bias;
-  const auto product = [&](const auto& W_active) {
-    next_g.noalias() += W_active * g(active);
-    if (G.is_sparse) {
-      std::optional<RegionMap> map = sparse_product(W_active, rows_of(G.sparse, active), deadline);
-      if (!map) return false;
-      next_G = std::move(*map);
-      return true;
-    }
-    next_G.dense = RowMajorMatrix::Zero(next_weights.rows(), dim);
-    return add_product(next_G.dense, used, W_active, G.dense(active, Eigen::seqN(0, used)), deadline);
-  };
-  const bool done = next_weights.is_sparse() ? product(columns_of(next_weights.sparse(), active))
-                                             : product(Eigen::MatrixXd(next_weights.dense()(Eigen::all, active)));
-  if (!done) return false;
+  Eigen::VectorXd active_g = Eigen::VectorXd::Zero(g.size());
+  for (Eigen::Index j : active) active_g[j] = g[j];
+  next_g = next_bias + W * active_g;
+  if (G.is_sparse) {
+    std::optional<RegionMap> map =
+        W.is_sparse()
+            ? sparse_product(masked_columns(W.sparse(), keep), G.sparse, deadline)
+            : sparse_product(Eigen::MatrixXd(W.dense()(Eigen::all, active)), rows_of(G.sparse, active), deadline);
+    if (!map) return false;
+    next_G = std::move(*map);
+  } else if (!set_zero(next_G.dense, W.rows(), dim, deadline) ||
+             !dense_product(G, W, keep, active, used, deadline, next_G.dense)) {
+    return false;
+  }
   if (next_G.is_sparse) {
-    SparseRows columns(next_weights.rows(), dim);  // the free neurons' columns, added to the product
+    SparseRows columns(W.rows(), dim);  // the free neurons' columns, added to the product
     std::vector<Eigen::Triplet<double>> entries;
     for (Eigen::Index j : free) {
-      const Eigen::VectorXd column = next_weights.col(j);
+      const Eigen::VectorXd column = W.col(j);
       for (Eigen::Index i = 0; i < column.size(); ++i)
         if (column[i] != 0.0) entries.emplace_back(i, d + free_index[j], column[i]);
     }
@@ -224,7 +258,7 @@ bool compose_layer(const RegionMap& G, const Eigen::VectorXd& g, const Weights& 
     next_G.sparse += columns;
     next_G.sparse.makeCompressed();
   } else {
-    for (Eigen::Index j : free) next_G.dense.col(d + free_index[j]) += next_weights.col(j);
+    for (Eigen::Index j : free) next_G.dense.col(d + free_index[j]) += W.col(j);
   }
   return true;
 }
