@@ -8,10 +8,11 @@ Models (random weights, seeds fixed):
                     holds 2 x 16 x 1024 = 32768 neurons a layer: a dense 32768 x 32768 layer is 8.6 GB).
   conv32, avgpool28, nn4sys, maxpool28, resnet   bench/deadline_conv.py's models (FLOAT weights; nn4sys the
                     NN4Sys-size 1 -> 6000 -> 6000 -> 1 with a block-diagonal second layer).
-Each binary runs `reluopt solve MODEL --method sampling --samples 1 --time-limit T --json F` (reading the model,
-then one sample; T = 30 unless --time-limit, enough for every model to be read) under 10 GB of address space; the table gives its exit, the
-`load_seconds` it reports, its wall time and its peak resident memory (wait4's ru_maxrss), or the first line of its
-error. Runs are kept in --runs (a JSON file), so each label can be measured at its own time (`--labels before`
+Each binary runs `reluopt solve MODEL --method sampling --samples 1 --time-limit T` (reading the model, then one
+sample; T = 30 unless --time-limit, enough for every model to be read) under 10 GB of address space
+(--address-space); the table gives the seconds from its start to its `model` line (printed once the model is read,
+before solving: the load time), its wall time and its peak resident memory (wait4's ru_maxrss), and the first line
+of its error. Runs are kept in --runs (a JSON file), so each label can be measured at its own time (`--labels before`
 with main's binary first, then `--labels after`); the table is written from every run the file holds.
 
     /usr/bin/python3 bench/pwl_memory.py --before OLD/reluopt --after build/reluopt [--labels before after]
@@ -24,6 +25,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "io"))
 sys.path.insert(0, HERE)
 from make_pwl_fixtures import Graph, relu  # noqa: E402
 
-ADDRESS_SPACE = 10 * 1000 ** 3
+ADDRESS_SPACE = [10 * 1000 ** 3]  # --address-space GB
 DEFAULT_MODELS = ["cifar_resnet3_c1", "cifar_resnet3_c2", "cifar_resnet3_c4", "maxpool28", "avgpool28", "conv32",
                   "nn4sys"]
 
@@ -57,28 +59,38 @@ def write_model(name, path):
 
 
 def cap_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE[0], ADDRESS_SPACE[0]))
 
 
-def run(binary, model, workdir, time_limit):
-    out = os.path.join(workdir, "out.json")
-    if os.path.exists(out):
-        os.remove(out)
+def run(binary, model, time_limit):
+    """The run's exit, seconds to its `model` line (printed once the model is read, before solving), wall seconds,
+    peak resident MB and first error line."""
     start = time.time()
     proc = subprocess.Popen([binary, "solve", model, "--method", "sampling", "--samples", "1", "--time-limit",
-                             str(time_limit), "--quiet", "--json", out], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=cap_memory)
+                             str(time_limit)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=cap_memory)
+    read = [None]
+    errors = []
+
+    def drain_stdout():
+        for line in proc.stdout:
+            if read[0] is None and line.startswith("  model "):
+                read[0] = time.time() - start
+    readers = [threading.Thread(target=drain_stdout),
+               threading.Thread(target=lambda: errors.extend(proc.stderr.read().strip().splitlines()))]
+    for reader in readers:
+        reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.time() - start
-    error = proc.stderr.read().strip().splitlines()
+    for reader in readers:
+        reader.join()
     code = os.waitstatus_to_exitcode(status)
-    load = json.load(open(out)).get("load_seconds") if code == 0 and os.path.exists(out) else None
-    return {"exit": code, "load": load, "wall": wall, "mb": usage.ru_maxrss / 1024.0,
-            "error": error[0] if code != 0 and error else "", "loadavg": os.getloadavg()[0]}
+    return {"exit": code, "load": read[0], "wall": wall, "mb": usage.ru_maxrss / 1024.0,
+            "error": errors[0] if code != 0 and errors else "", "loadavg": os.getloadavg()[0]}
 
 
 def write_table(path, runs, labels, models, args):
-    lines = ["| model | file MB | " + " | ".join(f"load s {l} | wall s {l} | peak MB {l}" for l in labels) +
+    lines = ["| model | file MB | " + " | ".join(f"read s {l} | wall s {l} | peak MB {l}" for l in labels) +
              " | peak ratio | error |", "|---|---|" + "---|" * (3 * len(labels) + 2)]
     for name in models:
         cells, errors, peaks = [], [], []
@@ -109,7 +121,9 @@ def main():
     parser.add_argument("--runs", default="/tmp/reluopt_pwl_memory.json", help="runs kept between invocations")
     parser.add_argument("--out", default="/tmp/reluopt_pwl_memory.md", help="the table (paste it into results)")
     parser.add_argument("--time-limit", type=float, default=30)
+    parser.add_argument("--address-space", type=float, default=10, help="GB each run may map")
     args = parser.parse_args()
+    ADDRESS_SPACE[0] = int(args.address_space * 1000 ** 3)
     binaries = {"before": args.before, "after": args.after}
     runs = json.load(open(args.runs)) if os.path.exists(args.runs) else {}
     with tempfile.TemporaryDirectory() as workdir:
@@ -118,7 +132,7 @@ def main():
             write_model(name, model)
             runs[f"{name}/size"] = os.path.getsize(model) / 1e6
             for label in args.labels:
-                runs[f"{name}/{label}"] = run(binaries[label], model, workdir, args.time_limit)
+                runs[f"{name}/{label}"] = run(binaries[label], model, args.time_limit)
                 print(name, label, runs[f"{name}/{label}"], flush=True)
                 with open(args.runs, "w") as f:
                     json.dump(runs, f, indent=1)
