@@ -8,11 +8,12 @@ Models (random weights, seeds fixed):
                     holds 2 x 16 x 1024 = 32768 neurons a layer: a dense 32768 x 32768 layer is 8.6 GB).
   conv32, avgpool28, nn4sys, maxpool28, resnet   bench/deadline_conv.py's models (FLOAT weights; nn4sys the
                     NN4Sys-size 1 -> 6000 -> 6000 -> 1 with a block-diagonal second layer).
-Each binary runs `reluopt solve MODEL --method sampling --samples 1 --time-limit T` (reading the model, then one
-sample; T = 30 unless --time-limit, enough for every model to be read) under 10 GB of address space
-(--address-space); the table gives the seconds from its start to its `model` line (printed once the model is read,
-before solving: the load time), its wall time and its peak resident memory (wait4's ru_maxrss), and the first line
-of its error. Runs are kept in --runs (a JSON file), so each label can be measured at its own time (`--labels before`
+Each binary runs `reluopt solve MODEL --method sampling --samples 1 --time-limit T --json F` (reading the model,
+then one sample; T = 30 unless --time-limit) under 10 GB of address space (--address-space); the table gives the
+`load_seconds` it reports (- when it did not end well, or when reading took all of T), its wall time and its peak
+resident memory (wait4's ru_maxrss), and the first line of its error. --verify-models also runs
+`reluopt verify MODEL PROP --time-limit T` on those of bench/deadline_conv.py's models (its property), as rows
+"MODEL verify". Runs are kept in --runs (a JSON file), so each label can be measured at its own time (`--labels before`
 with main's binary first, then `--labels after`); the table is written from every run the file holds.
 
     /usr/bin/python3 bench/pwl_memory.py --before OLD/reluopt --after build/reluopt [--labels before after]
@@ -25,7 +26,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,39 +58,38 @@ def write_model(name, path):
     write_float_model(models()[name]()[0], path)
 
 
+def verify_property(name, workdir):
+    from deadline_conv import models, write_problem  # noqa: E402
+    net, eps = models()[name]()
+    return write_problem(workdir, name, net, eps)[0]
+
+
 def cap_memory():
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE[0], ADDRESS_SPACE[0]))
 
 
-def run(binary, model, time_limit):
-    """The run's exit, seconds to its `model` line (printed once the model is read, before solving), wall seconds,
-    peak resident MB and first error line."""
+def run(binary, model, workdir, time_limit, prop=None):
+    """The run's exit, `load_seconds` (solve's JSON), wall seconds, peak resident MB and first error line; with
+    `prop`, `verify MODEL PROP` instead (no load time)."""
+    out = os.path.join(workdir, "out.json")
+    if os.path.exists(out):
+        os.remove(out)
+    command = [binary, "verify", model, prop] if prop else [binary, "solve", model, "--method", "sampling",
+                                                               "--samples", "1"]
     start = time.time()
-    proc = subprocess.Popen([binary, "solve", model, "--method", "sampling", "--samples", "1", "--time-limit",
-                             str(time_limit)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=cap_memory)
-    read = [None]
-    errors = []
-
-    def drain_stdout():
-        for line in proc.stdout:
-            if read[0] is None and line.startswith("  model "):
-                read[0] = time.time() - start
-    readers = [threading.Thread(target=drain_stdout),
-               threading.Thread(target=lambda: errors.extend(proc.stderr.read().strip().splitlines()))]
-    for reader in readers:
-        reader.start()
+    proc = subprocess.Popen(command + ["--time-limit", str(time_limit), "--quiet", "--json", out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=cap_memory)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.time() - start
-    for reader in readers:
-        reader.join()
+    error = proc.stderr.read().strip().splitlines()
     code = os.waitstatus_to_exitcode(status)
-    return {"exit": code, "load": read[0], "wall": wall, "mb": usage.ru_maxrss / 1024.0,
-            "error": errors[0] if code != 0 and errors else "", "loadavg": os.getloadavg()[0]}
+    load = json.load(open(out)).get("load_seconds") if code == 0 and not prop and os.path.exists(out) else None
+    return {"exit": code, "load": load, "wall": wall, "mb": usage.ru_maxrss / 1024.0,
+            "error": error[0] if code != 0 and error else "", "loadavg": os.getloadavg()[0]}
 
 
 def write_table(path, runs, labels, models, args):
-    lines = ["| model | file MB | " + " | ".join(f"read s {l} | wall s {l} | peak MB {l}" for l in labels) +
+    lines = ["| model | file MB | " + " | ".join(f"load s {l} | wall s {l} | peak MB {l}" for l in labels) +
              " | peak ratio | error |", "|---|---|" + "---|" * (3 * len(labels) + 2)]
     for name in models:
         cells, errors, peaks = [], [], []
@@ -122,6 +121,7 @@ def main():
     parser.add_argument("--out", default="/tmp/reluopt_pwl_memory.md", help="the table (paste it into results)")
     parser.add_argument("--time-limit", type=float, default=30)
     parser.add_argument("--address-space", type=float, default=10, help="GB each run may map")
+    parser.add_argument("--verify-models", nargs="*", default=[], help="deadline_conv models also run by verify")
     args = parser.parse_args()
     ADDRESS_SPACE[0] = int(args.address_space * 1000 ** 3)
     binaries = {"before": args.before, "after": args.after}
@@ -131,12 +131,16 @@ def main():
             model = os.path.join(workdir, name + ".onnx")
             write_model(name, model)
             runs[f"{name}/size"] = os.path.getsize(model) / 1e6
+            prop = verify_property(name, workdir) if name in args.verify_models else None
             for label in args.labels:
-                runs[f"{name}/{label}"] = run(binaries[label], model, args.time_limit)
-                print(name, label, runs[f"{name}/{label}"], flush=True)
-                with open(args.runs, "w") as f:
-                    json.dump(runs, f, indent=1)
-    write_table(args.out, runs, ["before", "after"], args.models, args)
+                for key, p in [(name, None)] + ([(name + " verify", prop)] if prop else []):
+                    runs[f"{key}/{label}"] = run(binaries[label], model, workdir, args.time_limit, p)
+                    runs[f"{key}/size"] = runs[f"{name}/size"]
+                    print(key, label, runs[f"{key}/{label}"], flush=True)
+                    with open(args.runs, "w") as f:
+                        json.dump(runs, f, indent=1)
+    rows = [key for name in args.models for key in [name] + ([name + " verify"] if name in args.verify_models else [])]
+    write_table(args.out, runs, ["before", "after"], rows, args)
 
 
 if __name__ == "__main__":
