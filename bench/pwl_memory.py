@@ -1,21 +1,26 @@
 #!/usr/bin/python3
-"""Memory and load time of CIFAR-size residual networks, before and after (two builds of reluopt).
+"""Memory and load time of the ONNX reader on residual and convolutional networks, before and after (two builds).
 
-Models (random DOUBLE weights, seed fixed, built with tests/io/make_pwl_fixtures.py's Graph):
-  cifar_resnet3_cC  [1,3,32,32] -> Conv C 3x3 pad 1 -> Relu -> three blocks relu(x + conv(relu(conv(x))))
-                    (Conv C 3x3 pad 1) -> Flatten -> Gemm 10, for C = 1, 2 and 4 (16, the usual CIFAR stem,
+Models (random weights, seeds fixed):
+  cifar_resnet3_cC  a 3-block CIFAR-size ResNet (DOUBLE weights, tests/io/make_pwl_fixtures.py's Graph):
+                    [1,3,32,32] -> Conv C 3x3 pad 1 -> Relu -> three blocks relu(x + conv(relu(conv(x))))
+                    (Conv C 3x3 pad 1) -> Flatten -> Gemm 10, for C = 1, 2, 4 and 16 (16, the usual CIFAR stem,
                     holds 2 x 16 x 1024 = 32768 neurons a layer: a dense 32768 x 32768 layer is 8.6 GB).
-Each binary runs `reluopt solve MODEL --method sampling --samples 1 --time-limit T --json F` (reading the
-model, then one sample; T = 300 unless --time-limit); the table gives its exit, the `load_seconds` it reports, its
-wall time and its peak resident memory (wait4's ru_maxrss), or the first line of its error. A layer after a
-residual block holds 2 C 1024 neurons (the ReLUs and the carried branch) over as many inputs: dense, C^2 8 MB;
-sparse (include/reluopt/network.h, Weights), its nonzeros: 9 C + 1 per ReLU neuron, 1 per carried one.
+  conv32, avgpool28, nn4sys, maxpool28, resnet   bench/deadline_conv.py's models (FLOAT weights; nn4sys the
+                    NN4Sys-size 1 -> 6000 -> 6000 -> 1 with a block-diagonal second layer).
+Each binary runs `reluopt solve MODEL --method sampling --samples 1 --time-limit T --json F` (reading the model,
+then one sample; T = 30 unless --time-limit, enough for every model to be read) under 10 GB of address space; the table gives its exit, the
+`load_seconds` it reports, its wall time and its peak resident memory (wait4's ru_maxrss), or the first line of its
+error. Runs are kept in --runs (a JSON file), so each label can be measured at its own time (`--labels before`
+with main's binary first, then `--labels after`); the table is written from every run the file holds.
 
-    /usr/bin/python3 bench/pwl_memory.py --before OLD/reluopt --after build/reluopt [--channels 1 2 4 16]
+    /usr/bin/python3 bench/pwl_memory.py --before OLD/reluopt --after build/reluopt [--labels before after]
+        [--models cifar_resnet3_c1 cifar_resnet3_c2 maxpool28 ...] [--runs F.json] [--out F.md]
 """
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -23,7 +28,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "io"))
+sys.path.insert(0, HERE)
 from make_pwl_fixtures import Graph, relu  # noqa: E402
+
+ADDRESS_SPACE = 10 * 1000 ** 3
+DEFAULT_MODELS = ["cifar_resnet3_c1", "cifar_resnet3_c2", "cifar_resnet3_c4", "maxpool28", "avgpool28", "conv32",
+                  "nn4sys"]
 
 
 def cifar_resnet3(channels):
@@ -35,53 +45,84 @@ def cifar_resnet3(channels):
     return g, g.gemm(g.flatten(stem), 10)
 
 
+def write_model(name, path):
+    if name.startswith("cifar_resnet3_c"):
+        g, output = cifar_resnet3(int(name[len("cifar_resnet3_c"):]))
+        with open(path, "wb") as f:
+            f.write(g.model(output).SerializeToString())
+        return
+    from deadline_conv import models  # noqa: E402 (numpy and onnx only when needed)
+    from conv_models import write_float_model  # noqa: E402
+    write_float_model(models()[name]()[0], path)
+
+
+def cap_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
 def run(binary, model, workdir, time_limit):
     out = os.path.join(workdir, "out.json")
     if os.path.exists(out):
         os.remove(out)
     start = time.time()
-    proc = subprocess.Popen([binary, "solve", model, "--method", "sampling", "--samples", "1", "--time-limit", str(time_limit),
-                             "--quiet", "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([binary, "solve", model, "--method", "sampling", "--samples", "1", "--time-limit",
+                             str(time_limit), "--quiet", "--json", out], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=cap_memory)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.time() - start
     error = proc.stderr.read().strip().splitlines()
     code = os.waitstatus_to_exitcode(status)
     load = json.load(open(out)).get("load_seconds") if code == 0 and os.path.exists(out) else None
-    return code, load, wall, usage.ru_maxrss / 1024.0, error[0] if code != 0 and error else ""
+    return {"exit": code, "load": load, "wall": wall, "mb": usage.ru_maxrss / 1024.0,
+            "error": error[0] if code != 0 and error else "", "loadavg": os.getloadavg()[0]}
+
+
+def write_table(path, runs, labels, models, args):
+    lines = ["| model | file MB | " + " | ".join(f"load s {l} | wall s {l} | peak MB {l}" for l in labels) +
+             " | peak ratio | error |", "|---|---|" + "---|" * (3 * len(labels) + 2)]
+    for name in models:
+        cells, errors, peaks = [], [], []
+        for label in labels:
+            r = runs.get(f"{name}/{label}")
+            if r is None:
+                cells.append("- | - | -")
+                continue
+            cells.append(f"{r['load']:.2f}" if r["load"] is not None else "-")
+            cells[-1] += f" | {r['wall']:.1f} | {r['mb']:.0f}"
+            peaks.append(r["mb"])
+            if r["error"]:
+                errors.append(f"{label}: exit {r['exit']}, {r['error'].replace('|', '/')}")
+        ratio = f"{peaks[-1] / peaks[0]:.2f}" if len(peaks) == len(labels) == 2 else ""
+        size = runs.get(f"{name}/size", 0)
+        lines.append(f"| {name} | {size:.2f} | " + " | ".join(cells) + f" | {ratio} | {'; '.join(errors)} |")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--before", required=True)
+    parser.add_argument("--before")
     parser.add_argument("--after", default=os.path.join(HERE, "..", "build", "reluopt"))
-    parser.add_argument("--channels", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--out", default=os.path.join(HERE, "results", "pwl_memory.md"))
-    parser.add_argument("--time-limit", type=float, default=300)
-    parser.add_argument("--note", default="", help="what `before` and `after` are, for the table's header")
+    parser.add_argument("--labels", nargs="+", default=["before", "after"], help="which binaries to run now")
+    parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
+    parser.add_argument("--runs", default="/tmp/reluopt_pwl_memory.json", help="runs kept between invocations")
+    parser.add_argument("--out", default="/tmp/reluopt_pwl_memory.md", help="the table (paste it into results)")
+    parser.add_argument("--time-limit", type=float, default=30)
     args = parser.parse_args()
-    rows = []
+    binaries = {"before": args.before, "after": args.after}
+    runs = json.load(open(args.runs)) if os.path.exists(args.runs) else {}
     with tempfile.TemporaryDirectory() as workdir:
-        for c in args.channels:
-            g, output = cifar_resnet3(c)
-            model = os.path.join(workdir, f"cifar_resnet3_c{c}.onnx")
-            with open(model, "wb") as f:
-                f.write(g.model(output).SerializeToString())
-            size = os.path.getsize(model) / 1e6
-            for label, binary in (("before", args.before), ("after", args.after)):
-                result = run(binary, model, workdir, args.time_limit)
-                rows.append((f"cifar_resnet3_c{c}", size, label) + result)
-                print(rows[-1], flush=True)
-    load = os.getloadavg()[0]
-    with open(args.out, "w") as f:
-        f.write("# Memory and load time of residual networks, before and after\n\n")
-        f.write(f"`/usr/bin/python3 bench/pwl_memory.py --before BEFORE --after build/reluopt --channels "
-                f"{' '.join(map(str, args.channels))} --time-limit {args.time_limit:g}` (models in the script's "
-                f"docstring; load {load:.1f} on {os.cpu_count()} cores, so times are loose). {args.note}\n\n")
-        f.write("| model | file MB | binary | exit | load s | wall s | peak RSS MB | error |\n|---|---|---|---|---|---|---|---|\n")
-        for name, size, label, code, load_s, wall, rss, error in rows:
-            load_text = f"{load_s:.2f}" if load_s is not None else "-"
-            f.write(f"| {name} | {size:.2f} | {label} | {code} | {load_text} | {wall:.1f} | {rss:.0f} | "
-                    f"{error.replace('|', '/')} |\n")
+        for name in args.models:
+            model = os.path.join(workdir, name + ".onnx")
+            write_model(name, model)
+            runs[f"{name}/size"] = os.path.getsize(model) / 1e6
+            for label in args.labels:
+                runs[f"{name}/{label}"] = run(binaries[label], model, workdir, args.time_limit)
+                print(name, label, runs[f"{name}/{label}"], flush=True)
+                with open(args.runs, "w") as f:
+                    json.dump(runs, f, indent=1)
+    write_table(args.out, runs, ["before", "after"], args.models, args)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 // per input element) and a bias, applied to the input's rows: out.rows = A * in.rows. The result joins the
 // dense layer under construction like any other affine operator, so a Conv followed by BatchNormalization
 // and Relu becomes one dense layer. Right after a ReLU or at the network input (normalized or not) the
-// input's rows are diagonal and the layer is A with scaled columns, which skips the product.
+// input's rows are sparse (diagonal) and so is the product: a convolution's rows hold its taps only.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -19,7 +19,6 @@
 namespace reluopt::detail::onnx_graph {
 namespace {
 
-using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 using Triplets = std::vector<Eigen::Triplet<double>>;
 
 // The sliding windows of a convolution or pooling over the spatial dimensions of one channel.
@@ -136,12 +135,6 @@ const Value& image_input(const NodeContext& ctx, const Inputs& inputs) {
   return x;
 }
 
-// True when element i of v is d_i x_i + c_i: the layer input itself, or it normalized by constants.
-bool is_diagonal(const Value& v) {
-  const Index n = v.rows.rows();
-  return !v.constant && v.rows.cols() == n + 1 && v.rows.leftCols(n).isDiagonal(0.0);
-}
-
 // True when at most one entry in eight is nonzero (one pass over the matrix).
 bool mostly_zero(const Eigen::MatrixXd& m) {
   const Index nonzeros = (m.array() != 0.0).count();
@@ -149,36 +142,39 @@ bool mostly_zero(const Eigen::MatrixXd& m) {
 }
 
 // Called before the sparse matrix of `taps` entries that gives a result of `shape` is built.
-void check_sparse_memory(const NodeContext& ctx, const Value& x, const Shape& shape, std::int64_t taps) {
+void check_taps(const NodeContext& ctx, const Shape& shape, std::int64_t taps) {
   if (num_elements(shape) < 0 || taps < 0) ctx.fail("result " + shape_string(shape) + " is too large");
-  ctx.check_memory(shape, x.columns());
   ctx.check_memory({taps}, 2);  // a triplet is about two doubles
 }
 
-// out.rows = a * x.rows, plus `bias` on the offsets.
-Value apply_sparse(const Value& x, Index rows, const Triplets& triplets, const Eigen::VectorXd& bias,
-                   Shape shape) {
+// out.rows = a * x.rows, plus `bias` on the offsets. Rows of x that are sparse (x itself after a ReLU or at the
+// network input, a pooling, a residual sum) give a sparse product that touches only the nonzero pairs and holds
+// only its nonzeros; dense rows (after a fully connected layer) a dense one.
+Value apply_sparse(const NodeContext& ctx, const Value& x, Index rows, const Triplets& triplets,
+                   const Eigen::VectorXd& bias, Shape shape) {
   SparseRows a(rows, num_elements(x.shape));
   a.setFromTriplets(triplets.begin(), triplets.end());
-  Value out = like(x, std::move(shape));
-  if (x.identity || is_diagonal(x)) {  // a's columns scaled: no product with a dense n x n block of zeros
-    const SparseRows scaled = x.identity ? a : SparseRows(a * x.rows.diagonal().asDiagonal());
-    out.rows.setZero();
-    out.rows.leftCols(a.cols()) = scaled;
-    out.rows.col(out.rows.cols() - 1) = a * x.offset();
-  } else if (mostly_zero(x.rows)) {
-    // A pooling or convolution of a pooled layer: x's rows hold a few taps each, and the dense product would
-    // multiply a's entries by every column of x (45 G multiply-adds for a 32-map convolution after a 2x2 pooling
-    // of a 32-map 28x28 layer); the sparse product touches only the nonzero pairs.
-    const SparseRows product = a * SparseRows(x.rows.sparseView());
-    out.rows.setZero();
-    for (Index i = 0; i < product.outerSize(); ++i)
-      for (SparseRows::InnerIterator entry(product, i); entry; ++entry) out.rows(i, entry.col()) = entry.value();
-  } else {
+  if (!x.identity && !x.sparse && !mostly_zero(x.rows)) {
+    ctx.check_memory(shape, x.columns());
+    Value out = like(x, std::move(shape));
     out.rows = a * x.rows;
+    out.rows.col(out.rows.cols() - 1) += bias;
+    return out;
   }
-  out.rows.col(out.rows.cols() - 1) += bias;
-  return out;
+  const SparseRows in = to_sparse(x);
+  Index estimate = rows;  // the product's nonzeros at most, and a bias a row
+  for (Index j = 0; j < a.outerSize(); ++j)
+    for (SparseRows::InnerIterator it(a, j); it; ++it) estimate += in.innerVector(it.col()).nonZeros();
+  ctx.check_sparse_memory(shape, estimate);
+  SparseRows offsets(rows, in.cols());
+  offsets.reserve(rows);
+  for (Index i = 0; i < rows; ++i) {
+    offsets.startVec(i);
+    if (bias[i] != 0.0) offsets.insertBack(i, in.cols() - 1) = bias[i];
+  }
+  offsets.finalize();
+  SparseRows product = a * in;
+  return from_sparse(ctx, x, std::move(shape), SparseRows(product + offsets));
 }
 
 Shape with_channels(std::int64_t channels, const Shape& spatial) {
@@ -213,7 +209,7 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
   }
   const Shape shape = with_channels(maps, win.out);
   const std::int64_t taps = num_elements({maps, per_group, win.out_size(), win.kernel_size()});
-  check_sparse_memory(ctx, x, shape, taps);
+  check_taps(ctx, shape, taps);
   const Eigen::VectorXd weights = w.offset();
   Triplets triplets;
   triplets.reserve(static_cast<std::size_t>(taps));
@@ -228,7 +224,7 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
       });
     }
   }
-  return apply_sparse(x, maps * win.out_size(), triplets, bias, shape);
+  return apply_sparse(ctx, x, maps * win.out_size(), triplets, bias, shape);
 }
 
 // The mean over each window, per channel; padded positions count when count_include_pad=1.
@@ -244,7 +240,7 @@ Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
   for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t) { ++count[out]; });
   const std::int64_t channels = x.shape[1];
   const Shape shape = with_channels(channels, win.out);
-  check_sparse_memory(ctx, x, shape, num_elements({channels, win.out_size(), win.kernel_size()}));
+  check_taps(ctx, shape, num_elements({channels, win.out_size(), win.kernel_size()}));
   Triplets triplets;
   for (std::int64_t c = 0; c < channels; ++c)
     for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t in) {
@@ -252,7 +248,7 @@ Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
       triplets.emplace_back(c * win.out_size() + out, c * win.in_size() + in, 1.0 / n);
     });
   const Index rows = channels * win.out_size();
-  return apply_sparse(x, rows, triplets, Eigen::VectorXd::Zero(rows), shape);
+  return apply_sparse(ctx, x, rows, triplets, Eigen::VectorXd::Zero(rows), shape);
 }
 
 Value global_average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
@@ -260,11 +256,11 @@ Value global_average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
   const std::int64_t channels = x.shape[1];
   const std::int64_t size = num_elements(Shape(x.shape.begin() + 2, x.shape.end()));
   const Shape shape = with_channels(channels, Shape(x.shape.size() - 2, 1));
-  check_sparse_memory(ctx, x, shape, channels * size);
+  check_taps(ctx, shape, channels * size);
   Triplets triplets;
   for (std::int64_t c = 0; c < channels; ++c)
     for (std::int64_t i = 0; i < size; ++i) triplets.emplace_back(c, c * size + i, 1.0 / static_cast<double>(size));
-  return apply_sparse(x, channels, triplets, Eigen::VectorXd::Zero(channels), shape);
+  return apply_sparse(ctx, x, channels, triplets, Eigen::VectorXd::Zero(channels), shape);
 }
 
 // Inference-mode batch normalization, y = scale (x - mean) / sqrt(var + epsilon) + B per channel: a

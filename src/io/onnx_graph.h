@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 #include <onnx/onnx_pb.h>
 
 #include "io/readers.h"
@@ -20,15 +21,19 @@ namespace reluopt::detail::onnx_graph {
 using Shape = std::vector<std::int64_t>;
 using Index = Eigen::Index;
 
-// Tensors are held densely, one row per element; this bound turns corrupt or absurd shapes into an Error
-// instead of an overflow or a failed allocation.
+// A tensor has one row per element; this bound turns corrupt or absurd shapes into an Error instead of an overflow
+// or a failed allocation.
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
+
+using SparseRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
 // The element count, or -1 when a dimension is negative or the count exceeds kMaxElements.
 std::int64_t num_elements(const Shape& shape);
 std::string shape_string(const Shape& shape);
 // "" when a tensor of `shape` held as `columns` doubles per element fits within the limits, else why not.
 std::string memory_problem(const Shape& shape, Index columns, const ReadLimits& limits);
+// Bytes of a sparse tensor of `rows` elements with `nonzeros` entries (a double and an index each).
+double sparse_bytes(Index rows, Index nonzeros);
 
 // A graph tensor as a function of the input x of the dense layer under construction: element i, in row-major
 // order of `shape`, equals rows.row(i) * [x; 1]. A constant keeps only the last (offset) column, so every
@@ -36,10 +41,16 @@ std::string memory_problem(const Shape& shape, Index columns, const ReadLimits& 
 struct Value {
   Shape shape;
   Eigen::MatrixXd rows;
+  // The same rows held sparse (then `rows` is empty): after a ReLU the tensors of a layer are convolutions,
+  // poolings, carried residual branches and max-pooling differences of a few taps a row, and held densely they
+  // take rows x (inputs + 1) doubles (4.3 GB for one convolution of a 16-channel CIFAR residual block) where
+  // their nonzeros take megabytes. A constant is never sparse; an operator that needs dense rows writes them out.
+  SparseRows sparse_rows;
+  bool sparse = false;
   bool constant = true;
   // The layer input x itself, rows = [I 0], held as no rows at all: after a ReLU on n neurons the identity
   // takes n (n + 1) doubles (8.6 GB after a 32-channel convolution of a 32 x 32 image), and the operators that
-  // usually follow (Flatten, Gemm, Conv) need only the fact. The reader writes it out (dense_rows) for any other.
+  // usually follow (Flatten, Gemm, Conv) need only the fact. The reader writes it out (sparse_rows_of) for others.
   bool identity = false;
   // An identity may be a block of x: element i is x[first + i] of an x of `width` elements (-1: all of x). A
   // layer that carries several tensors (a residual branch beside a ReLU) leaves each one such a block.
@@ -47,11 +58,15 @@ struct Value {
   Index width = -1;
   std::size_t stage = 0;  // dense layers already emitted when this tensor was computed
 
-  Index columns() const { return identity ? (width < 0 ? num_elements(shape) : width) + 1 : rows.cols(); }
-  bool partial_identity() const { return identity && width >= 0 && (first != 0 || width != num_elements(shape)); }
-  Eigen::VectorXd offset() const {
-    return identity ? Eigen::VectorXd::Zero(num_elements(shape)) : Eigen::VectorXd(rows.col(rows.cols() - 1));
+  Index columns() const {
+    if (identity) return (width < 0 ? num_elements(shape) : width) + 1;
+    return sparse ? sparse_rows.cols() : rows.cols();
   }
+  Index num_rows() const { return identity ? num_elements(shape) : sparse ? sparse_rows.rows() : rows.rows(); }
+  bool partial_identity() const { return identity && width >= 0 && (first != 0 || width != num_elements(shape)); }
+  Eigen::VectorXd offset() const;
+  // The bytes its rows take.
+  double bytes() const;
 };
 
 // Every message names the node, its operator and the file, so a user can find the culprit in a viewer.
@@ -67,6 +82,8 @@ class NodeContext {
   void check_memory(const Shape& shape, Index columns) const {
     if (const std::string problem = memory_problem(shape, columns, limits_); !problem.empty()) fail(problem);
   }
+  // Called before a sparse tensor of `shape` with `nonzeros` entries is built.
+  void check_sparse_memory(const Shape& shape, Index nonzeros) const;
   std::string label() const {
     if (!node_.name().empty()) return "'" + node_.name() + "'";
     std::string label = std::to_string(index_);
@@ -102,10 +119,22 @@ using PwlOperator = Value (*)(const NodeContext&, const Inputs&, const CloseLaye
 
 Value make_constant(Shape shape, Eigen::VectorXd data);
 Value scalar(double x);
-// An uninitialized value of the given shape with the same kind (constant or affine in the same x) as v.
+// An uninitialized dense value of the given shape with the same kind (constant or affine in the same x) as v.
 Value like(const Value& v, Shape shape);
-// v with an identity written out as rows; memory permitting.
+// v with its rows written out densely (an identity or sparse rows); memory permitting.
 Value dense_rows(const NodeContext& ctx, const Value& v);
+// v with an identity written out as sparse rows (n nonzeros); other values as they are.
+Value sparse_rows_of(const Value& v);
+// v's coefficients and offset as one sparse matrix (a dense v's nonzeros).
+SparseRows to_sparse(const Value& v);
+// A non-constant value of `shape` (of the same x as `like`) whose rows are `rows`: sparse, or dense when more than a
+// quarter of the entries are nonzero (then dense rows take less memory and time), memory permitting.
+Value from_sparse(const NodeContext& ctx, const Value& like, Shape shape, SparseRows rows);
+// Row i of the result is v's row source[i], or the constant `fill` where source[i] < 0 (sparse rows stay sparse).
+Value select_rows(const NodeContext& ctx, const Value& v, Shape shape, const std::vector<Index>& source, double fill);
+// The rows of several values of one layer (or constants) one after the other: row i is row parts[i].second of
+// parts[i].first, a constant's value going to the offset column. Sparse when any affine part is.
+Value join_rows(const NodeContext& ctx, Shape shape, const std::vector<std::pair<const Value*, Index>>& parts);
 
 const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k);
 const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);
@@ -117,7 +146,7 @@ std::int64_t normalize_axis(const NodeContext& ctx, std::int64_t axis, std::size
 std::vector<std::int64_t> row_major_strides(const Shape& shape);
 
 Shape broadcast_shape(const NodeContext& ctx, const Shape& a, const Shape& b);
-Value broadcast_to(const Value& v, const Shape& shape);
+Value broadcast_to(const NodeContext& ctx, const Value& v, const Shape& shape);
 Value add(const NodeContext& ctx, const Value& a, const Value& b);
 Value multiply(const NodeContext& ctx, const Value& a, const Value& b);
 Value reshape(const NodeContext& ctx, const Value& v, Shape shape);

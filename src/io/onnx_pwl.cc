@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,12 @@ Value scaled(const NodeContext& ctx, const Value& v, double factor) { return mul
 
 Value minus(const NodeContext& ctx, const Value& a, const Value& b) { return add(ctx, a, scaled(ctx, b, -1.0)); }
 
-// v written out as rows over the current layer input (identities included).
-Value rows_of(const NodeContext& ctx, const Value& v) { return dense_rows(ctx, v); }
+// v written out as rows over the current layer input: an identity (a layer's output) as sparse rows.
+Value rows_of(const Value& v) { return sparse_rows_of(v); }
 
-// Elements `index` of v (rows written out) as a vector of their count.
-Value take(const Value& v, const std::vector<Index>& index) {
-  Value out = like(v, {static_cast<std::int64_t>(index.size())});
-  for (std::size_t i = 0; i < index.size(); ++i) out.rows.row(static_cast<Index>(i)) = v.rows.row(index[i]);
-  return out;
+// Elements `index` of v as a vector of their count.
+Value take(const NodeContext& ctx, const Value& v, const std::vector<Index>& index) {
+  return select_rows(ctx, v, {static_cast<std::int64_t>(index.size())}, index, 0.0);
 }
 
 // f applied to each element of a constant tensor.
@@ -56,7 +55,7 @@ Value leaky_from(const NodeContext& ctx, const Value& v, const Value& slope, con
   if (broadcast_shape(ctx, v.shape, slope.shape) != v.shape)
     ctx.fail("inconsistent shapes: slope " + shape_string(slope.shape) + " does not broadcast to " +
              shape_string(v.shape));
-  const Value s = broadcast_to(slope, v.shape);
+  const Value s = broadcast_to(ctx, slope, v.shape);
   if (v.constant) {
     Value out = v;
     for (Index i = 0; i < out.rows.rows(); ++i) out.rows(i, 0) *= out.rows(i, 0) < 0.0 ? s.rows(i, 0) : 1.0;
@@ -64,7 +63,7 @@ Value leaky_from(const NodeContext& ctx, const Value& v, const Value& slope, con
   }
   const std::vector<Value> y = close({{v, false}, {v, true}});
   const Value one_minus = map_constant(s, [](double t) { return 1.0 - t; });
-  return add(ctx, multiply(ctx, rows_of(ctx, y[1]), s), multiply(ctx, rows_of(ctx, y[0]), one_minus));
+  return add(ctx, multiply(ctx, rows_of(y[1]), s), multiply(ctx, rows_of(y[0]), one_minus));
 }
 
 Value leaky_relu_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& close) {
@@ -94,14 +93,14 @@ Value clip(const NodeContext& ctx, const Value& v, double lo, double hi, const C
   if (v.constant) return map_constant(v, [&](double x) { return std::min(std::max(x, lo), hi); });
   const bool has_lo = std::isfinite(lo), has_hi = std::isfinite(hi);
   if (!has_lo && !has_hi) return v;
-  if (!has_hi) return add(ctx, rows_of(ctx, close({{add(ctx, v, scalar(-lo)), false}})[0]), scalar(lo));
-  const Value above = add(ctx, rows_of(ctx, v), scalar(-hi));
+  if (!has_hi) return add(ctx, rows_of(close({{add(ctx, v, scalar(-lo)), false}})[0]), scalar(lo));
+  const Value above = add(ctx, rows_of(v), scalar(-hi));
   if (!has_lo) {
-    const Value y = rows_of(ctx, close({{scaled(ctx, above, -1.0), false}})[0]);
+    const Value y = rows_of(close({{scaled(ctx, above, -1.0), false}})[0]);
     return add(ctx, scaled(ctx, y, -1.0), scalar(hi));
   }
-  const std::vector<Value> y = close({{add(ctx, rows_of(ctx, v), scalar(-lo)), false}, {above, false}});
-  return add(ctx, minus(ctx, rows_of(ctx, y[0]), rows_of(ctx, y[1])), scalar(lo));
+  const std::vector<Value> y = close({{add(ctx, rows_of(v), scalar(-lo)), false}, {above, false}});
+  return add(ctx, minus(ctx, rows_of(y[0]), rows_of(y[1])), scalar(lo));
 }
 
 Value clip_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& close) {
@@ -112,7 +111,7 @@ Value clip_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& cl
 
 Value hard_sigmoid_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& close) {
   const Value& v = input(ctx, inputs, 0);
-  const Value u = add(ctx, scaled(ctx, rows_of(ctx, v), float_attribute(ctx, "alpha", 0.2)),
+  const Value u = add(ctx, scaled(ctx, rows_of(v), float_attribute(ctx, "alpha", 0.2)),
                       scalar(float_attribute(ctx, "beta", 0.5)));
   return clip(ctx, u, 0.0, 1.0, close);
 }
@@ -120,8 +119,8 @@ Value hard_sigmoid_op(const NodeContext& ctx, const Inputs& inputs, const CloseL
 Value abs_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& close) {
   const Value& v = input(ctx, inputs, 0);
   if (v.constant) return map_constant(v, [](double x) { return std::abs(x); });
-  const std::vector<Value> y = close({{v, false}, {scaled(ctx, rows_of(ctx, v), -1.0), false}});
-  return add(ctx, rows_of(ctx, y[0]), rows_of(ctx, y[1]));
+  const std::vector<Value> y = close({{v, false}, {scaled(ctx, rows_of(v), -1.0), false}});
+  return add(ctx, rows_of(y[0]), rows_of(y[1]));
 }
 
 // The maximum over each group of v's elements (v non-constant, rows written out): each round pairs the
@@ -143,11 +142,12 @@ Value group_max(const NodeContext& ctx, Value v, std::vector<std::vector<Index>>
     }
     std::vector<Index> kept = b;
     kept.insert(kept.end(), single.begin(), single.end());
-    const std::vector<Value> y = close({{minus(ctx, take(v, a), take(v, b)), false}, {take(v, kept), true}});
-    const Value difference = rows_of(ctx, y[0]);
-    const Value passed = rows_of(ctx, y[1]);
-    v = passed;
-    v.rows.topRows(difference.rows.rows()) += difference.rows;
+    const std::vector<Value> y =
+        close({{minus(ctx, take(ctx, v, a), take(ctx, v, b)), false}, {take(ctx, v, kept), true}});
+    // Pair p's maximum b + relu(a - b) is row p of the passed candidates plus row p of the differences.
+    std::vector<Index> padded(kept.size(), -1);
+    std::iota(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(a.size()), Index{0});
+    v = add(ctx, rows_of(y[1]), take(ctx, rows_of(y[0]), padded));
     // The candidates of the next round, in the order of `kept`: pair p is row p, single s row |a| + s.
     Index pair = 0, alone = static_cast<Index>(a.size());
     for (std::vector<Index>& g : groups) {
@@ -159,7 +159,7 @@ Value group_max(const NodeContext& ctx, Value v, std::vector<std::vector<Index>>
   }
   std::vector<Index> first;
   for (const std::vector<Index>& g : groups) first.push_back(g.front());
-  return reshape(ctx, take(v, first), shape);
+  return reshape(ctx, take(ctx, v, first), shape);
 }
 
 // The maximum (sign 1) or minimum (sign -1) of broadcast inputs, elementwise: max over the group of each
@@ -174,26 +174,27 @@ Value extremum(const NodeContext& ctx, const Inputs& inputs, double sign, const 
   }
   const Index n = num_elements(shape);
   if (constant) {
-    Value out = broadcast_to(*inputs[0], shape);
+    Value out = broadcast_to(ctx, *inputs[0], shape);
     for (std::size_t k = 1; k < inputs.size(); ++k) {
-      const Eigen::MatrixXd other = broadcast_to(*inputs[k], shape).rows;
+      const Eigen::MatrixXd other = broadcast_to(ctx, *inputs[k], shape).rows;
       out.rows = sign > 0 ? Eigen::MatrixXd(out.rows.cwiseMax(other)) : Eigen::MatrixXd(out.rows.cwiseMin(other));
     }
     return out;
   }
   if (inputs.size() == 1) return *inputs[0];
   // The inputs stacked, each as rows over x: element i of input k is row k n + i.
-  const Value* affine = *std::find_if(inputs.begin(), inputs.end(), [](const Value* v) { return !v->constant; });
-  ctx.check_memory({static_cast<std::int64_t>(inputs.size()) * n}, affine->rows.cols());
-  Value stacked = like(*affine, {static_cast<std::int64_t>(inputs.size()) * n});
+  std::vector<Value> terms;
+  std::vector<std::pair<const Value*, Index>> parts;
   std::vector<std::vector<Index>> groups(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < inputs.size(); ++k) terms.push_back(scaled(ctx, broadcast_to(ctx, *inputs[k], shape), sign));
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const Value term = scaled(ctx, broadcast_to(*inputs[k], shape), sign);
     const Index top = static_cast<Index>(k) * n;
-    stacked.rows.middleRows(top, n).setZero();
-    stacked.rows.middleRows(top, n).rightCols(term.rows.cols()) = term.rows;
-    for (Index i = 0; i < n; ++i) groups[static_cast<std::size_t>(i)].push_back(top + i);
+    for (Index i = 0; i < n; ++i) {
+      parts.emplace_back(&terms[k], i);
+      groups[static_cast<std::size_t>(i)].push_back(top + i);
+    }
   }
+  Value stacked = join_rows(ctx, {static_cast<std::int64_t>(inputs.size()) * n}, parts);
   return scaled(ctx, group_max(ctx, std::move(stacked), std::move(groups), shape, close), sign);
 }
 
@@ -218,7 +219,7 @@ Value max_pool_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer
     }
     return out;
   }
-  return group_max(ctx, rows_of(ctx, x), std::move(windows), shape, close);
+  return group_max(ctx, rows_of(x), std::move(windows), shape, close);
 }
 
 }  // namespace

@@ -86,13 +86,48 @@ std::string memory_problem(const Shape& shape, Index columns, const ReadLimits& 
   return "a tensor of shape " + shape_string(shape) + kind + " " + problem;
 }
 
-// An uninitialized value of the given shape with the same kind (constant or affine in the same x) as v.
-Value like(const Value& v, Shape shape) {
+double sparse_bytes(Index rows, Index nonzeros) {
+  return static_cast<double>(nonzeros) * static_cast<double>(sizeof(double) + sizeof(int)) +
+         static_cast<double>(rows + 1) * sizeof(int);
+}
+
+void NodeContext::check_sparse_memory(const Shape& shape, Index nonzeros) const {
+  const std::string problem = detail::memory_problem(sparse_bytes(num_elements(shape), nonzeros), limits_);
+  if (!problem.empty())
+    fail("a tensor of shape " + shape_string(shape) + " with " + std::to_string(nonzeros) + " nonzero coefficients " +
+         problem);
+}
+
+Eigen::VectorXd Value::offset() const {
+  if (identity) return Eigen::VectorXd::Zero(num_elements(shape));
+  if (!sparse) return rows.col(rows.cols() - 1);
+  Eigen::VectorXd c = Eigen::VectorXd::Zero(sparse_rows.rows());
+  const Index last = sparse_rows.cols() - 1;
+  for (Index i = 0; i < sparse_rows.outerSize(); ++i)
+    for (SparseRows::InnerIterator it(sparse_rows, i); it; ++it)
+      if (it.col() == last) c[i] = it.value();
+  return c;
+}
+
+double Value::bytes() const {
+  if (identity) return 0.0;
+  if (sparse) return sparse_bytes(sparse_rows.rows(), sparse_rows.nonZeros());
+  return static_cast<double>(rows.size()) * sizeof(double);
+}
+
+// A value of the given shape with the same kind (constant or affine in the same x) as v, and no rows yet.
+Value kind_of(const Value& v, Shape shape) {
   Value out;
-  out.rows.resize(num_elements(shape), v.columns());
   out.shape = std::move(shape);
   out.constant = v.constant;
   out.stage = v.stage;
+  return out;
+}
+
+// An uninitialized dense value of the given shape with the same kind (constant or affine in the same x) as v.
+Value like(const Value& v, Shape shape) {
+  Value out = kind_of(v, std::move(shape));
+  out.rows.resize(num_elements(out.shape), v.columns());
   return out;
 }
 
@@ -107,17 +142,158 @@ Value make_identity(Shape shape, std::size_t stage) {
 }
 
 Value dense_rows(const NodeContext& ctx, const Value& v) {
-  if (!v.identity) return v;
+  if (!v.identity && !v.sparse) return v;
   const Index n = num_elements(v.shape);
   const Index columns = v.columns();
   ctx.check_memory(v.shape, columns);
-  Value out = v;
-  out.identity = false;
-  out.first = 0;
-  out.width = -1;
-  out.rows = Eigen::MatrixXd::Zero(n, columns);
-  out.rows.middleCols(v.first, n).setIdentity();
+  Value out = kind_of(v, v.shape);
+  if (v.sparse) {
+    out.rows = Eigen::MatrixXd(v.sparse_rows);
+  } else {
+    out.rows = Eigen::MatrixXd::Zero(n, columns);
+    out.rows.middleCols(v.first, n).setIdentity();
+  }
   return out;
+}
+
+Value sparse_rows_of(const Value& v) {
+  if (!v.identity) return v;
+  const Index n = num_elements(v.shape);
+  Value out = kind_of(v, v.shape);
+  out.sparse = true;
+  out.sparse_rows.resize(n, v.columns());
+  out.sparse_rows.reserve(n);
+  for (Index i = 0; i < n; ++i) {
+    out.sparse_rows.startVec(i);
+    out.sparse_rows.insertBack(i, v.first + i) = 1.0;
+  }
+  out.sparse_rows.finalize();
+  return out;
+}
+
+SparseRows to_sparse(const Value& v) {
+  if (v.identity) return sparse_rows_of(v).sparse_rows;
+  if (v.sparse) return v.sparse_rows;
+  return v.rows.sparseView();
+}
+
+Value from_sparse(const NodeContext& ctx, const Value& like, Shape shape, SparseRows rows) {
+  Value out = kind_of(like, std::move(shape));
+  out.constant = false;
+  rows.prune(0.0);
+  if (rows.nonZeros() > rows.rows() * rows.cols() / 4) {
+    ctx.check_memory(out.shape, rows.cols());
+    out.rows = Eigen::MatrixXd(rows);
+    return out;
+  }
+  out.sparse = true;
+  out.sparse_rows = std::move(rows);
+  out.sparse_rows.makeCompressed();
+  return out;
+}
+
+Value select_rows(const NodeContext& ctx, const Value& v, Shape shape, const std::vector<Index>& source, double fill) {
+  if (v.identity) return select_rows(ctx, sparse_rows_of(v), std::move(shape), source, fill);
+  const auto n = static_cast<Index>(source.size());
+  if (!v.sparse) {
+    ctx.check_memory(shape, v.columns());
+    Value out = like(v, std::move(shape));
+    for (Index i = 0; i < n; ++i) {
+      if (source[i] >= 0) {
+        out.rows.row(i) = v.rows.row(source[i]);
+      } else {
+        out.rows.row(i).setZero();
+        out.rows(i, out.rows.cols() - 1) = fill;
+      }
+    }
+    return out;
+  }
+  Index nonzeros = 0;
+  for (Index i = 0; i < n; ++i) nonzeros += source[i] >= 0 ? v.sparse_rows.innerVector(source[i]).nonZeros() : 1;
+  const Index last = v.sparse_rows.cols() - 1;
+  if (nonzeros > n * (last + 1) / 4) {  // dense rows take less (from_sparse's rule)
+    ctx.check_memory(shape, last + 1);
+    Value out = like(v, std::move(shape));
+    out.rows.setZero();
+    for (Index i = 0; i < n; ++i) {
+      if (source[i] < 0) out.rows(i, last) = fill;
+      else for (SparseRows::InnerIterator it(v.sparse_rows, source[i]); it; ++it) out.rows(i, it.col()) = it.value();
+    }
+    return out;
+  }
+  ctx.check_sparse_memory(shape, nonzeros);
+  Value out = kind_of(v, std::move(shape));
+  out.sparse = true;
+  out.sparse_rows.resize(n, last + 1);
+  out.sparse_rows.reserve(nonzeros);
+  for (Index i = 0; i < n; ++i) {
+    out.sparse_rows.startVec(i);
+    if (source[i] >= 0) {
+      for (SparseRows::InnerIterator it(v.sparse_rows, source[i]); it; ++it)
+        out.sparse_rows.insertBack(i, it.col()) = it.value();
+    } else if (fill != 0.0) {
+      out.sparse_rows.insertBack(i, last) = fill;
+    }
+  }
+  out.sparse_rows.finalize();
+  return out;
+}
+
+namespace {
+
+// Calls f(column, value) for the entries of row r of a non-constant v (a dense row's nonzeros).
+template <typename F>
+void for_each_entry(const Value& v, Index r, F&& f) {
+  if (v.identity) {
+    f(v.first + r, 1.0);
+  } else if (v.sparse) {
+    for (SparseRows::InnerIterator it(v.sparse_rows, r); it; ++it) f(it.col(), it.value());
+  } else {
+    for (Index c = 0; c < v.rows.cols(); ++c)
+      if (v.rows(r, c) != 0.0) f(c, v.rows(r, c));
+  }
+}
+
+}  // namespace
+
+Value join_rows(const NodeContext& ctx, Shape shape, const std::vector<std::pair<const Value*, Index>>& parts) {
+  const Value* affine = nullptr;
+  bool sparse = false;
+  for (const auto& [v, r] : parts)
+    if (!v->constant) {
+      affine = v;
+      sparse = sparse || v->sparse || v->identity;
+    }
+  const auto n = static_cast<Index>(parts.size());
+  const Value& kind = affine ? *affine : *parts.front().first;
+  if (!sparse) {
+    ctx.check_memory(shape, kind.columns());
+    Value out = like(kind, std::move(shape));
+    for (Index i = 0; i < n; ++i) {
+      const Value& v = *parts[static_cast<std::size_t>(i)].first;
+      out.rows.row(i).setZero();
+      out.rows.row(i).tail(v.rows.cols()) = v.rows.row(parts[static_cast<std::size_t>(i)].second);
+    }
+    return out;
+  }
+  const Index last = affine->columns() - 1;
+  Index nonzeros = 0;
+  for (const auto& [v, r] : parts)
+    nonzeros += v->constant ? 1 : v->identity ? 1 : v->sparse ? v->sparse_rows.innerVector(r).nonZeros() : last + 1;
+  ctx.check_sparse_memory(shape, nonzeros);
+  SparseRows rows(n, last + 1);
+  rows.reserve(nonzeros);
+  for (Index i = 0; i < n; ++i) {
+    const auto& [v, r] = parts[static_cast<std::size_t>(i)];
+    rows.startVec(i);
+    if (v->constant) {
+      if (v->rows(r, 0) != 0.0) rows.insertBack(i, last) = v->rows(r, 0);
+    } else {
+      for_each_entry(*v, r, [&](Index c, double w) { rows.insertBack(i, c) = w; });
+    }
+  }
+  rows.finalize();
+  return from_sparse(ctx, *affine, std::move(shape), std::move(rows));
 }
 
 const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k) {
@@ -256,12 +432,12 @@ std::vector<std::int64_t> row_major_strides(const Shape& shape) {
 
 // The value whose element i (row-major in `shape`) is element sum_k index_k * strides[k] of v: this one
 // gather expresses broadcasting (stride 0) and transposition (permuted strides).
-Value gather(const Value& v, const Shape& shape, const std::vector<std::int64_t>& strides) {
-  Value out = like(v, shape);
+Value gather(const NodeContext& ctx, const Value& v, const Shape& shape, const std::vector<std::int64_t>& strides) {
+  std::vector<Index> sources(static_cast<std::size_t>(num_elements(shape)));
   std::vector<std::int64_t> counter(shape.size(), 0);
   std::int64_t source = 0;
-  for (Index i = 0; i < out.rows.rows(); ++i) {
-    out.rows.row(i) = v.rows.row(source);
+  for (Index& s : sources) {
+    s = source;
     for (std::size_t k = shape.size(); k-- > 0;) {  // odometer over the output index
       source += strides[k];
       if (++counter[k] < shape[k]) break;
@@ -269,7 +445,7 @@ Value gather(const Value& v, const Shape& shape, const std::vector<std::int64_t>
       counter[k] = 0;
     }
   }
-  return out;
+  return select_rows(ctx, v, shape, sources, 0.0);
 }
 
 Shape broadcast_shape(const NodeContext& ctx, const Shape& a, const Shape& b) {
@@ -285,48 +461,72 @@ Shape broadcast_shape(const NodeContext& ctx, const Shape& a, const Shape& b) {
   return out;
 }
 
-Value broadcast_to(const Value& v, const Shape& shape) {
+Value broadcast_to(const NodeContext& ctx, const Value& v, const Shape& shape) {
   if (v.shape == shape) return v;
   const std::vector<std::int64_t> source_strides = row_major_strides(v.shape);
   const std::size_t lead = shape.size() - v.shape.size();
   std::vector<std::int64_t> strides(shape.size(), 0);
   for (std::size_t k = lead; k < shape.size(); ++k)
     strides[k] = v.shape[k - lead] == 1 ? 0 : source_strides[k - lead];
-  return gather(v, shape, strides);
+  return gather(ctx, v, shape, strides);
 }
 
 // Two non-constant tensors computed after the same layer are affine in the same x, so their sum is too; a
 // tensor from before a layer that a later node needs is carried through it (GraphReader::close_layer), so both
 // operands of a residual sum are always of the current layer.
+// Sparse operands give a sparse sum; a dense one takes the other's entries.
 Value add(const NodeContext& ctx, const Value& a, const Value& b) {
+  if (a.identity || b.identity) return add(ctx, sparse_rows_of(a), sparse_rows_of(b));
   if (!a.constant && !b.constant && a.stage != b.stage)
     ctx.fail("sum of two non-constant tensors from different layers");
   const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
-  ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
-  Value sum = broadcast_to(a.constant ? b : a, shape);
-  const Value other = broadcast_to(a.constant ? a : b, shape);
-  if (other.constant) {
+  if (!a.sparse && !b.sparse) ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
+  // The dense operand (if any) receives the other: a sum with a dense one is dense.
+  const bool a_receives = b.constant || (!a.constant && !a.sparse);
+  Value sum = broadcast_to(ctx, a_receives ? a : b, shape);
+  const Value other = broadcast_to(ctx, a_receives ? b : a, shape);
+  if (other.constant && !sum.sparse) {
     sum.rows.rightCols(1) += other.rows;
+  } else if (other.constant) {
+    const Index last = sum.sparse_rows.cols() - 1;
+    SparseRows column(sum.sparse_rows.rows(), last + 1);
+    column.reserve(sum.sparse_rows.rows());
+    for (Index i = 0; i < column.rows(); ++i) {
+      column.startVec(i);
+      if (other.rows(i, 0) != 0.0) column.insertBack(i, last) = other.rows(i, 0);
+    }
+    column.finalize();
+    sum.sparse_rows = SparseRows(sum.sparse_rows + column);
+  } else if (!sum.sparse) {
+    if (other.sparse) sum.rows += other.sparse_rows;
+    else sum.rows += other.rows;
   } else {
-    sum.rows += other.rows;
+    ctx.check_sparse_memory(shape, sum.sparse_rows.nonZeros() + other.sparse_rows.nonZeros());
+    return from_sparse(ctx, sum, shape, SparseRows(sum.sparse_rows + other.sparse_rows));
   }
   return sum;
 }
 
 Value multiply(const NodeContext& ctx, const Value& a, const Value& b) {
+  if (a.identity || b.identity) return multiply(ctx, sparse_rows_of(a), sparse_rows_of(b));
   if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
   const Shape shape = broadcast_shape(ctx, a.shape, b.shape);
-  ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
-  Value product = broadcast_to(a.constant ? b : a, shape);
-  const Eigen::VectorXd factor = broadcast_to(a.constant ? a : b, shape).offset();
-  product.rows = factor.asDiagonal() * product.rows;
+  if (!a.sparse && !b.sparse) ctx.check_memory(shape, std::max(a.rows.cols(), b.rows.cols()));
+  Value product = broadcast_to(ctx, a.constant ? b : a, shape);
+  const Eigen::VectorXd factor = broadcast_to(ctx, a.constant ? a : b, shape).offset();
+  if (product.sparse) {
+    product.sparse_rows = SparseRows(factor.asDiagonal() * product.sparse_rows);
+    if ((factor.array() == 0.0).any()) product.sparse_rows.prune(0.0);
+  } else {
+    product.rows = factor.asDiagonal() * product.rows;
+  }
   return product;
 }
 
 Value scalar(double x) { return make_constant({}, Eigen::VectorXd::Constant(1, x)); }
 
 Value transpose(const NodeContext& ctx, const Value& v, Shape perm) {
-  if (v.identity) return transpose(ctx, dense_rows(ctx, v), std::move(perm));
+  if (v.identity) return transpose(ctx, sparse_rows_of(v), std::move(perm));
   const std::size_t rank = v.shape.size();
   if (perm.empty())
     for (std::size_t k = rank; k-- > 0;) perm.push_back(static_cast<std::int64_t>(k));
@@ -343,7 +543,7 @@ Value transpose(const NodeContext& ctx, const Value& v, Shape perm) {
     shape[k] = v.shape[p];
     strides[k] = source_strides[p];
   }
-  return gather(v, shape, strides);
+  return gather(ctx, v, shape, strides);
 }
 
 Value reshape(const NodeContext& ctx, const Value& v, Shape shape) {
@@ -354,8 +554,27 @@ Value reshape(const NodeContext& ctx, const Value& v, Shape shape) {
   return out;
 }
 
+// m s for constant weights m and sparse rows s: sparse when at most a quarter of m's entries are nonzero (a
+// block-diagonal layer, a pooling written as a Gemm), so that the result follows its nonzeros.
+Value weighted_rows(const NodeContext& ctx, const Value& affine, const Eigen::Ref<const Eigen::MatrixXd>& m,
+                    const SparseRows& s, Shape shape) {
+  if ((m.array() != 0.0).count() * 4 <= m.size()) {
+    const SparseRows weights = m.sparseView();
+    Index estimate = 0;  // the product's nonzeros at most
+    for (Index j = 0; j < weights.outerSize(); ++j)
+      for (SparseRows::InnerIterator it(weights, j); it; ++it) estimate += s.innerVector(it.col()).nonZeros();
+    ctx.check_sparse_memory(shape, estimate);
+    return from_sparse(ctx, affine, std::move(shape), SparseRows(weights * s));
+  }
+  ctx.check_memory(shape, s.cols());
+  Value out = kind_of(affine, std::move(shape));
+  out.rows = m * s;
+  return out;
+}
+
 // numpy matmul restricted to batch dimensions of size 1: out[i,j] = sum_k a[i,k] b[k,j]. One operand must be
-// constant; the other may be affine, with the weight on either side (x @ W or W @ x).
+// constant; the other may be affine, with the weight on either side (x @ W or W @ x). A sparse operand of one row
+// (x @ W) or one column (W @ x), the usual Gemm, keeps the product from a dense copy of its rows.
 Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
   if (a.shape.empty() || b.shape.empty()) ctx.fail("inconsistent shapes: MatMul of a scalar");
@@ -371,31 +590,6 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   if (q != q_b) ctx.fail("inconsistent shapes " + shape_string(a.shape) + " and " + shape_string(b.shape));
   if (num_elements({p, r}) < 0)
     ctx.fail("MatMul result [" + std::to_string(p) + "," + std::to_string(r) + "] is too large");
-  if (b.identity) return matmul(ctx, a, dense_rows(ctx, b));
-  ctx.check_memory({p, r}, (a.constant ? b : a).columns());
-
-  Value out = like(a.constant ? b : a, {p * r});
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  if (b.constant && a.identity) {  // x @ W: the rows of x's block i are the unit rows of its columns
-    const Eigen::VectorXd weights_data = b.offset();
-    const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
-    out.rows.setZero();
-    for (std::int64_t i = 0; i < p; ++i) out.rows.block(i * r, i * q, r, q) = weights.transpose();
-  } else if (b.constant) {
-    const Eigen::VectorXd weights_data = b.offset();
-    const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
-    for (std::int64_t i = 0; i < p; ++i)
-      out.rows.middleRows(i * r, r) = weights.transpose() * a.rows.middleRows(i * q, q);
-  } else {
-    const Eigen::VectorXd weights_data = a.offset();
-    const Eigen::Map<const RowMajor> weights(weights_data.data(), p, q);
-    Eigen::MatrixXd column(q, b.rows.cols());
-    for (std::int64_t j = 0; j < r; ++j) {
-      for (std::int64_t k = 0; k < q; ++k) column.row(k) = b.rows.row(k * r + j);
-      const Eigen::MatrixXd product = weights * column;
-      for (std::int64_t i = 0; i < p; ++i) out.rows.row(i * r + j) = product.row(i);
-    }
-  }
   Shape shape(std::max(a.shape.size(), b.shape.size()), 1);
   if (!a_vector && !b_vector) {
     shape[shape.size() - 2] = p;
@@ -405,7 +599,33 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
     if (!shape.empty()) shape.back() = a_vector ? r : p;
   }
   if (a_vector && b_vector) shape = {};
-  out.shape = shape;
+
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Value& affine = a.constant ? b : a;
+  const Eigen::VectorXd weights_data = (a.constant ? a : b).offset();
+  if ((affine.sparse || affine.identity) && (a.constant ? r : p) == 1) {
+    const SparseRows rows = to_sparse(affine);
+    if (b.constant) return weighted_rows(ctx, affine, Eigen::Map<const RowMajor>(weights_data.data(), q, r).transpose(),
+                                         rows, shape);
+    return weighted_rows(ctx, affine, Eigen::Map<const RowMajor>(weights_data.data(), p, q), rows, shape);
+  }
+  if (affine.sparse || affine.identity)
+    return a.constant ? matmul(ctx, a, dense_rows(ctx, b)) : matmul(ctx, dense_rows(ctx, a), b);
+  ctx.check_memory({p, r}, affine.columns());
+  Value out = like(affine, shape);
+  if (b.constant) {
+    const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
+    for (std::int64_t i = 0; i < p; ++i)
+      out.rows.middleRows(i * r, r) = weights.transpose() * a.rows.middleRows(i * q, q);
+  } else {
+    const Eigen::Map<const RowMajor> weights(weights_data.data(), p, q);
+    Eigen::MatrixXd column(q, b.rows.cols());
+    for (std::int64_t j = 0; j < r; ++j) {
+      for (std::int64_t k = 0; k < q; ++k) column.row(k) = b.rows.row(k * r + j);
+      const Eigen::MatrixXd product = weights * column;
+      for (std::int64_t i = 0; i < p; ++i) out.rows.row(i * r + j) = product.row(i);
+    }
+  }
   return out;
 }
 
@@ -599,7 +819,8 @@ std::string refusal_reason(const std::string& op_type) {
   return smooth.count(op_type) ? " (a smooth activation: only piecewise-linear operators are exact in a MIP)" : "";
 }
 
-// `result`, computed from x's block [first, first + n) taken as a whole x of its own, as affine in all of x.
+// `result`, computed from x's block [first, first + n) taken as a whole x of its own, as affine in all of x: its
+// columns moved to the block's place, sparse (a residual branch beside a ReLU is half of x or less).
 Value embed_block(const NodeContext& ctx, Value result, Index first, Index width) {
   if (result.constant) return result;
   if (result.identity) {
@@ -607,13 +828,19 @@ Value embed_block(const NodeContext& ctx, Value result, Index first, Index width
     result.width = width;
     return result;
   }
-  const Index n = result.rows.cols() - 1;
-  ctx.check_memory(result.shape, width + 1);
-  Eigen::MatrixXd rows = Eigen::MatrixXd::Zero(result.rows.rows(), width + 1);
-  rows.middleCols(first, n) = result.rows.leftCols(n);
-  rows.col(width) = result.rows.col(n);
-  result.rows = std::move(rows);
-  return result;
+  const Index n = result.columns() - 1;
+  const Index rows = result.num_rows();
+  Index nonzeros = 0;
+  for (Index i = 0; i < rows; ++i) for_each_entry(result, i, [&](Index, double) { ++nonzeros; });
+  ctx.check_sparse_memory(result.shape, nonzeros);
+  SparseRows embedded(rows, width + 1);
+  embedded.reserve(nonzeros);
+  for (Index i = 0; i < rows; ++i) {
+    embedded.startVec(i);
+    for_each_entry(result, i, [&](Index c, double w) { embedded.insertBack(i, c < n ? first + c : width) = w; });
+  }
+  embedded.finalize();
+  return from_sparse(ctx, result, result.shape, std::move(embedded));
 }
 
 // ---- The graph ----
@@ -635,7 +862,15 @@ class GraphReader {
     for (int i = 0; i < graph_.node_size(); ++i)
       for (const std::string& name : graph_.node(i).input()) last_use_[name] = i;
     for (const onnx::ValueInfoProto& output : graph_.output()) last_use_[output.name()] = graph_.node_size();
-    for (int i = 0; i < graph_.node_size(); ++i) run_node(graph_.node(i), i);
+    for (auto it = values_.begin(); it != values_.end();) it = last_use_.count(it->first) ? std::next(it) : values_.erase(it);
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      // The memory check of every tensor a node builds counts the layers and every tensor still alive.
+      double alive = layer_bytes_;
+      for (const auto& [name, v] : values_) alive += v.bytes();
+      limits_.held_bytes = static_cast<std::uint64_t>(alive);
+      run_node(graph_.node(i), i);
+      release(graph_.node(i), i);
+    }
     layers_.push_back(output_layer());
     try {
       return Network(std::move(layers_));
@@ -709,7 +944,7 @@ class GraphReader {
         ctx.fail("input '" + name + "' is not computed before it is used");
       const Value* v = name.empty() ? nullptr : &it->second;
       if (v != nullptr && v->identity && !relu && !takes_identity(node.op_type())) {
-        v = &written_out.emplace_back(dense_rows(ctx, *v));
+        v = &written_out.emplace_back(sparse_rows_of(*v));
       } else if (v != nullptr && v->partial_identity() && !relu && !relabels(node.op_type())) {
         block = v;
         Value whole = *v;
@@ -726,6 +961,19 @@ class GraphReader {
     Value result = piecewise ? pwl->second(ctx, inputs, close) : op->second(ctx, inputs);
     if (block != nullptr) result = embed_block(ctx, std::move(result), block->first, block->columns() - 1);
     values_[node.output(0)] = std::move(result);
+  }
+
+  // Frees the tensors that no node after `index` reads: node's inputs read last here, and outputs nobody reads.
+  void release(const onnx::NodeProto& node, int index) {
+    const auto produced = [&](const std::string& name) {
+      return std::find(node.output().begin(), node.output().end(), name) != node.output().end();
+    };
+    for (const std::string& name : node.input()) {
+      const auto use = last_use_.find(name);
+      if (use != last_use_.end() && use->second == index && !produced(name)) values_.erase(name);
+    }
+    for (const std::string& name : node.output())
+      if (!last_use_.count(name)) values_.erase(name);
   }
 
   // A tensor computed before the latest ReLU refers to an older layer input: using it again would be a
@@ -778,8 +1026,10 @@ class GraphReader {
     layers_.push_back(std::move(layer));
     // Every later tensor is checked together with the layers already held: a model is refused by the sum.
     const DenseLayer& held = layers_.back();
-    limits_.held_bytes += static_cast<std::uint64_t>(weight_bytes(held.weights.stored(), held.weights.is_sparse()) +
-                                                     sizeof(double) * static_cast<double>(held.bias.size()));
+    const double bytes = weight_bytes(held.weights.stored(), held.weights.is_sparse()) +
+                         sizeof(double) * static_cast<double>(held.bias.size());
+    layer_bytes_ += bytes;
+    limits_.held_bytes += static_cast<std::uint64_t>(bytes);
     for (std::size_t k = 0; k < carried.size(); ++k) values_[carried[k]] = outputs[own + k];
     outputs.resize(own);
     return outputs;
@@ -793,7 +1043,12 @@ class GraphReader {
   // The nonzero weights of v's rows (over the current x).
   static Index nonzeros(const Value& v) {
     if (v.identity) return num_elements(v.shape);
-    return (v.rows.leftCols(v.rows.cols() - 1).array() != 0.0).count();
+    if (!v.sparse) return (v.rows.leftCols(v.rows.cols() - 1).array() != 0.0).count();
+    const Index last = v.sparse_rows.cols() - 1;
+    Index count = 0;
+    for (Index j = 0; j < v.sparse_rows.outerSize(); ++j)
+      for (SparseRows::InnerIterator it(v.sparse_rows, j); it; ++it) count += it.col() != last && it.value() != 0.0;
+    return count;
   }
 
   // The layer whose rows are the given tensors' rows in turn. W is sparse when at most a quarter of its entries
@@ -824,6 +1079,12 @@ class GraphReader {
       const Index n = num_elements(v->shape);
       if (v->identity) {
         for (Index i = 0; i < n; ++i) put(row + i, v->first + i, 1.0);
+      } else if (v->sparse) {
+        for (Index j = 0; j < n; ++j)
+          for (SparseRows::InnerIterator it(v->sparse_rows, j); it; ++it) {
+            if (it.col() == columns) layer.bias[row + j] = it.value();
+            else if (it.value() != 0.0) put(row + j, it.col(), it.value());
+          }
       } else {
         for (Index i = 0; i < columns; ++i)
           for (Index j = 0; j < n; ++j)
@@ -862,6 +1123,7 @@ class GraphReader {
   std::unordered_map<std::string, Value> values_;
   std::unordered_map<std::string, int> last_use_;  // the last node that reads each tensor (outputs: past the end)
   std::vector<DenseLayer> layers_;
+  double layer_bytes_ = 0.0;  // held by layers_
 };
 
 // The opset of the default domain, which the accepted operators belong to.

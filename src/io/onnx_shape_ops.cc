@@ -20,28 +20,22 @@ namespace {
 template <typename Source>
 Value select_elements(const NodeContext& ctx, const Value& v, Shape shape, Source source, double fill) {
   if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
-  ctx.check_memory(shape, v.rows.cols() + 1);  // the result and the index of each element's source
+  ctx.check_memory(shape, 1);  // the index of each element's source
   const std::vector<std::int64_t> strides = row_major_strides(v.shape);
-  Value out = like(v, shape);
+  std::vector<Index> sources(static_cast<std::size_t>(num_elements(shape)));
   Shape index(shape.size(), 0);
-  for (Index i = 0; i < out.rows.rows(); ++i) {
-    Index flat = 0;
+  for (Index& flat : sources) {
+    flat = 0;
     for (std::size_t d = 0; d < shape.size() && flat >= 0; ++d) {
       const std::int64_t s = source(d, index[d]);
       flat = s < 0 ? -1 : flat + s * strides[d];
-    }
-    if (flat >= 0) {
-      out.rows.row(i) = v.rows.row(flat);
-    } else {
-      out.rows.row(i).setZero();
-      out.rows(i, out.rows.cols() - 1) = fill;
     }
     for (std::size_t d = shape.size(); d-- > 0;) {  // odometer over the output index
       if (++index[d] < shape[d]) break;
       index[d] = 0;
     }
   }
-  return out;
+  return select_rows(ctx, v, std::move(shape), sources, fill);
 }
 
 // From opset 15, start and end select part of the shape, clamped as Python slices are.
@@ -104,20 +98,17 @@ Value concat_op(const NodeContext& ctx, const Inputs& inputs) {
   }
   for (std::size_t k = 0; k < inputs.size(); ++k) shape[axis] += inputs[k]->shape[axis];
   if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
-  ctx.check_memory(shape, affine ? affine->rows.cols() : 1);
-  Value out = like(affine ? *affine : first, shape);
+  ctx.check_memory(shape, 2);  // where each row comes from
   const std::int64_t outer = num_elements(Shape(shape.begin(), shape.begin() + axis));
   const std::int64_t inner = num_elements(Shape(shape.begin() + axis + 1, shape.end()));
-  Index row = 0;
+  std::vector<std::pair<const Value*, Index>> parts;
+  parts.reserve(static_cast<std::size_t>(num_elements(shape)));
   for (std::int64_t o = 0; o < outer; ++o)
     for (const Value* v : inputs) {
       const Index block = v->shape[axis] * inner;
-      for (Index i = 0; i < block; ++i, ++row) {
-        out.rows.row(row).setZero();
-        out.rows.row(row).tail(v->rows.cols()) = v->rows.row(o * block + i);
-      }
+      for (Index i = 0; i < block; ++i) parts.emplace_back(v, o * block + i);
     }
-  return out;
+  return join_rows(ctx, shape, parts);
 }
 
 constexpr std::int64_t kLargestStep = std::int64_t{1} << 62;

@@ -50,7 +50,7 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
 std::string memory_problem(double bytes, const ReadLimits& limits) {
   const auto held = static_cast<double>(limits.held_bytes);
   if (bytes + held <= static_cast<double>(limits.max_bytes)) return "";
-  const std::string besides = held > 0 ? " besides the " + gigabytes(held) + " its layers hold" : "";
+  const std::string besides = held > 0 ? " besides the " + gigabytes(held) + " its layers and live tensors hold" : "";
   return "needs " + gigabytes(bytes) + besides + ", more than the " +
          gigabytes(static_cast<double>(limits.max_bytes)) + " a model may take (half the physical memory)";
 }

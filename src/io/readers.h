@@ -18,18 +18,19 @@
 
 namespace reluopt::detail {
 
-// The most memory a model may take: the layers it holds plus the tensor being built. By default half the
+// The most memory a model may take: the layers it holds, the tensors still needed and the tensor being built. By default half the
 // physical memory, since the solvers need the rest: a model that could not fit is refused before it is
 // allocated.
 struct ReadLimits {
   std::uint64_t max_bytes = default_max_model_bytes();
-  std::uint64_t held_bytes = 0;  // held by the layers read so far
+  std::uint64_t held_bytes = 0;  // held by the layers read so far and the tensors still needed
 
   static std::uint64_t default_max_model_bytes();
 };
 
 // "" when `bytes` more fit within the limits, else why not, e.g. "needs 17.2 GB, more than the 3.9 GB a
-// model may take (half the physical memory)", or "needs 2.1 GB besides the 3 GB its layers hold, ...".
+// model may take (half the physical memory)", or "needs 2.1 GB besides the 3 GB its layers and live tensors
+// hold, ...".
 std::string memory_problem(double bytes, const ReadLimits& limits);
 
 // `text` with control characters and bytes that are not valid UTF-8 written as \xNN, so that a name read

@@ -53,6 +53,41 @@ TEST(OnnxPwl, LinearNeuronsOnlyWhereAValueIsCarried) {
   EXPECT_FALSE(read_onnx(std::string(RELUOPT_FIXTURES_DIR) + "/conv/conv_pads.onnx").has_linear_neurons());
 }
 
+// The reader holds a layer's tensors sparse (convolutions of a ReLU's output, residual sums, max-pooling
+// differences) and the layers it builds from them have exactly the nonzeros of the network (GoodPwlFixture checks
+// the forward passes), counted here by hand: the layer is sparse when at most a quarter of its weights are nonzero.
+// One layer: {rows, columns, sparse, stored}.
+struct LayerCount {
+  Eigen::Index rows, cols;
+  bool sparse;
+  Eigen::Index stored;
+};
+
+void expect_layers(const std::string& file, const std::vector<LayerCount>& expected) {
+  const Network network = read_onnx(kPwlDir + file);
+  ASSERT_EQ(network.layers().size(), expected.size()) << file;
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    const Weights& w = network.layers()[k].weights;
+    EXPECT_EQ(w.rows(), expected[k].rows) << file << " layer " << k;
+    EXPECT_EQ(w.cols(), expected[k].cols) << file << " layer " << k;
+    EXPECT_EQ(w.is_sparse(), expected[k].sparse) << file << " layer " << k;
+    EXPECT_EQ(w.stored(), expected[k].stored) << file << " layer " << k;
+    if (w.is_sparse()) EXPECT_EQ(w.stored(), (w.to_dense().array() != 0.0).count()) << file << " layer " << k;
+  }
+}
+
+TEST(OnnxPwl, SparseTensorsGiveTheLayersNonzeros) {
+  // maxpool: a 2-map 3x3 convolution of a 6x6 image (in-bounds taps 16 per dimension: 2 x 16^2 = 512), then two
+  // rounds of b + relu(a - b) over the 18 windows of 4: 36 differences of 2 taps beside 36 carried candidates,
+  // then 18 differences of two candidates of 2 entries each beside 18 carried ones; the Gemm is dense.
+  expect_layers("maxpool.onnx", {{72, 36, true, 512}, {72, 72, true, 108}, {36, 72, true, 108}, {3, 36, false, 108}});
+  // resnet_two_blocks: the stem convolution of a 4x4 image (2 x 10^2 = 200 of 512 entries: dense), then per block
+  // a convolution over 2 channels (400 nonzeros) beside the carried stem (32), and the sum of the stem (32) and a
+  // convolution of the inner ReLUs (400).
+  expect_layers("resnet_two_blocks.onnx", {{32, 16, false, 512}, {64, 32, true, 432}, {32, 64, true, 432},
+                                           {64, 32, true, 432}, {32, 64, true, 432}, {3, 32, false, 96}});
+}
+
 // skip_connection.onnx is y = x + relu(W x + b): y - x = relu(...) is never negative, and x passes unchanged
 // where the ReLU is off.
 TEST(OnnxPwl, SkipConnectionAddsTheInput) {
