@@ -6,6 +6,7 @@
 
 #include "core/magnitude.h"
 #include "core/network_specialize.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 
@@ -74,6 +75,16 @@ int pivot_of(const Eigen::VectorXd& a, const std::vector<bool>& integer, const s
   return pivot;
 }
 
+// Whether a is nonzero and only on integer variables.
+bool on_integers_alone(const Eigen::VectorXd& a, const std::vector<bool>& integer) {
+  bool any = false;
+  for (int i = 0; i < a.size(); ++i) {
+    if (a[i] != 0.0 && !integer[static_cast<std::size_t>(i)]) return false;
+    any = any || a[i] != 0.0;
+  }
+  return any;
+}
+
 bool is_whole(double q) { return std::abs(q - std::round(q)) <= 1e-12 * std::max(1.0, std::abs(q)); }
 
 // The integer variable to solve a^T v = beta for when every variable in it is integer: one whose coefficient a_j
@@ -82,8 +93,7 @@ bool is_whole(double q) { return std::abs(q - std::round(q)) <= 1e-12 * std::max
 int integral_pivot_of(const Eigen::VectorXd& a, double beta, const std::vector<bool>& integer,
                       const std::vector<bool>& read) {
   const auto at = [](const std::vector<bool>& flags, int j) { return flags[static_cast<std::size_t>(j)]; };
-  for (int i = 0; i < a.size(); ++i)
-    if (a[i] != 0.0 && !at(integer, i)) return -1;
+  if (!on_integers_alone(a, integer)) return -1;
   const auto divides = [&](int j) {
     for (int i = 0; i < a.size(); ++i)
       if (a[i] != 0.0 && !is_whole(a[i] / a[j])) return false;
@@ -134,11 +144,17 @@ Substitution substitute_equalities(const Model& model, const std::vector<bool>& 
   std::vector<bool> gone(static_cast<std::size_t>(n), false), read(gone);
   for (const NetworkUse& use : model.networks)
     for (int i : use.input) read[static_cast<std::size_t>(i)] = true;
-  for (const LinearConstraint& c : model.constraints) {
+  for (std::size_t k = 0; k < model.constraints.size(); ++k) {
+    const LinearConstraint& c = model.constraints[k];
     const bool equality = c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
     const Eigen::VectorXd a = equality ? variable_row(model, c.expr) : Eigen::VectorXd();
-    s.eliminates.push_back(equality && eliminate(R.transpose() * a, c.rhs - c.expr.constant - a.dot(s.r), integer,
-                                                 read, gone, R, s.r));
+    const Eigen::VectorXd over_u = equality ? Eigen::VectorXd(R.transpose() * a) : Eigen::VectorXd();
+    s.eliminates.push_back(equality &&
+                           eliminate(over_u, c.rhs - c.expr.constant - a.dot(s.r), integer, read, gone, R, s.r));
+    if (equality && !s.eliminates.back() && on_integers_alone(over_u, integer))
+      throw Error("constraint " + std::to_string(k) + (c.name.empty() ? "" : " ('" + c.name + "')") +
+                  ": an equality over integer variables alone needs one whose coefficient divides the others and "
+                  "the right side (as in n0 + n1 == 1); without one it leaves no interior");
   }
   for (int i = 0; i < n; ++i)
     if (!gone[static_cast<std::size_t>(i)]) s.free.push_back(i);
