@@ -139,6 +139,7 @@ MipResult solve_mip_cbc(const LinearModel& model, const Deadline& deadline, cons
       cbc.addHeuristic(&*rounding);
       cbc.addHeuristic(&*feasibility_pump);
     }
+    if (options.reliability) cbc.setNumberBeforeTrust(*options.reliability);
     DeadlineHandler handler(deadline, options, constant);
     cbc.passInEventHandler(&handler);
     if (options.separator != nullptr) {

@@ -43,6 +43,9 @@ struct MipParameters {
   // The solver's primal heuristics (rounding and a feasibility pump, Fischetti, Glover & Lodi 2005). Off, the
   // solver branches with none.
   bool primal_heuristics = false;
+  // Strong branchings on a variable before branching trusts its pseudo-costs (Achterberg, Koch & Martin 2005's
+  // reliability; CBC's numberBeforeTrust); none: the solver's default.
+  std::optional<int> reliability;
   // Called now and then from the solver's thread with (incumbent, bound, nodes) in the model's sense.
   std::function<void(std::optional<double>, double, long)> on_progress;
   // Called with the column values of every new incumbent, as the solver finds it.

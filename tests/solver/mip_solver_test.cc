@@ -81,6 +81,25 @@ TEST(MipSolver, SolvesAKnapsackToTheEnumeratedOptimum) {
   EXPECT_GT(result.nodes, 5) << "the node-limit test below relies on a tree of more than 5 nodes";
 }
 
+// The model MIPs trust pseudo-costs after one strong branching (algorithms/model_mip.cc): the parameter reaches
+// the tree (another node count) and the proof stays the enumerated optimum.
+TEST(MipSolver, AReliabilityOfOneProvesTheSameOptimumWithAnotherTree) {
+  const Knapsack k = correlated_knapsack();
+  const LinearModel model = k.model();
+  const MipResult by_default = make_mip_solver()->solve(model, Deadline(30.0, nullptr), MipParameters{});
+  MipParameters parameters;
+  parameters.reliability = 1;
+  const MipResult result = make_mip_solver()->solve(model, Deadline(30.0, nullptr), parameters);
+  const double exact = k.brute_force();
+  ASSERT_EQ(result.status, MipStatus::kOptimal);
+  ASSERT_TRUE(result.objective.has_value());
+  EXPECT_NEAR(*result.objective, exact, 1e-9);
+  EXPECT_NEAR(model.evaluate(result.values), exact, 1e-9);
+  EXPECT_GE(result.bound, exact - 1e-9);
+  EXPECT_LE(result.bound, exact + 1e-6 * exact);
+  EXPECT_NE(result.nodes, by_default.nodes);
+}
+
 TEST(MipSolver, ANodeLimitEndsTheTreeWithAValidBound) {
   const Knapsack k = correlated_knapsack();
   MipParameters parameters;
