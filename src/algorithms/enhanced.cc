@@ -82,10 +82,10 @@ class LocalSearchLoop : public RegionImprover {
           tight_neurons(problem_, bounds_, concave_, current.x, options_.eps, options_.max_free, free_count);
       if (free_count == 0) break;
       const ActivationPattern pattern = problem_.network.activation_pattern(current.x);
-      NeighbourhoodMip mip =
-          neighbourhood_mip(problem_.network, problem_.domain, problem_.objective, pattern, free, bounds_, concave_);
-      if (!add_model_rows(pattern, mip, deadline)) break;
-      std::optional<EvaluatedPoint> candidate = search_neighbourhood(mip, current, deadline);
+      std::optional<NeighbourhoodMip> mip = neighbourhood_mip(problem_.network, problem_.domain, problem_.objective,
+                                                              pattern, free, bounds_, concave_, &deadline);
+      if (!mip || !add_model_rows(pattern, *mip, deadline)) break;
+      std::optional<EvaluatedPoint> candidate = search_neighbourhood(*mip, current, deadline);
       // The neighbourhood's LPs do not carry a model's rows: a candidate that misses one ends the search.
       if (!candidate || !candidate->feasible || candidate->value <= current.value + improvement_tolerance(current.value))
         break;

@@ -30,7 +30,9 @@ bool add_output_rows_on_region(const Problem& problem, const ActivationPattern& 
       if (const int f = region.free_index[last][j]; f >= 0) {
         rows.col(d + f) += push.col(j);
       } else if (pattern.active[last][j]) {
-        rows.noalias() += push.col(j) * region.G[last].row(j);
+        region.G[last].for_each_in_row(j, [&](Eigen::Index i, double w) {
+          if (w != 0.0) rows.col(i) += w * push.col(j);
+        });
         rhs -= push.col(j) * region.g[last][j];
       }
     }

@@ -6,6 +6,7 @@
 
 #include "core/magnitude.h"
 #include "core/network_specialize.h"
+#include "reluopt/error.h"
 
 namespace reluopt {
 
@@ -43,8 +44,9 @@ Eigen::VectorXd variable_row(const Model& model, const LinearExpr& expr) {
 }
 
 // v = R u + r: the equalities on variables alone, each solved for a continuous variable once the earlier ones
-// are substituted, leave u, the variables not eliminated. An equality with no continuous variable left keeps its
-// two rows.
+// are substituted, leave u, the variables not eliminated. An equality over integer variables alone is solved for
+// one whose coefficient divides the others and the right side (sum n_i == 1, n0 - n1 == 0): the solved variable
+// is then an integer combination of integers, integral wherever u is. Any other equality keeps its two rows.
 struct Substitution {
   SparseMap R;                  // n x dim(u): a unit row for each variable left
   Eigen::VectorXd r;
@@ -73,16 +75,55 @@ int pivot_of(const Eigen::VectorXd& a, const std::vector<bool>& integer, const s
   return pivot;
 }
 
-// Solves a^T v = beta (a and beta already over the current v = R v + r) for pivot_of's variable; false when
-// there is none.
+// Whether a is nonzero and only on integer variables.
+bool on_integers_alone(const Eigen::VectorXd& a, const std::vector<bool>& integer) {
+  bool any = false;
+  for (int i = 0; i < a.size(); ++i) {
+    if (a[i] != 0.0 && !integer[static_cast<std::size_t>(i)]) return false;
+    any = any || a[i] != 0.0;
+  }
+  return any;
+}
+
+bool is_whole(double q) { return std::abs(q - std::round(q)) <= 1e-12 * std::max(1.0, std::abs(q)); }
+
+// The integer variable to solve a^T v = beta for when every variable in it is integer: one whose coefficient a_j
+// divides every a_i and beta (a variable no network reads first, then the smallest |a_j|, the first on ties); -1
+// when a continuous variable remains in the row or no coefficient divides the rest.
+int integral_pivot_of(const Eigen::VectorXd& a, double beta, const std::vector<bool>& integer,
+                      const std::vector<bool>& read) {
+  const auto at = [](const std::vector<bool>& flags, int j) { return flags[static_cast<std::size_t>(j)]; };
+  if (!on_integers_alone(a, integer)) return -1;
+  const auto divides = [&](int j) {
+    for (int i = 0; i < a.size(); ++i)
+      if (a[i] != 0.0 && !is_whole(a[i] / a[j])) return false;
+    return is_whole(beta / a[j]);
+  };
+  int pivot = -1;
+  for (int j = 0; j < a.size(); ++j) {
+    if (a[j] == 0.0 || !divides(j)) continue;
+    if (pivot < 0 || (at(read, j) != at(read, pivot) ? !at(read, j) : std::abs(a[j]) < std::abs(a[pivot])))
+      pivot = j;
+  }
+  return pivot;
+}
+
+// Solves a^T v = beta (a and beta already over the current v = R v + r) for pivot_of's variable, or else for
+// integral_pivot_of's with its whole quotients rounded to integers; false when there is neither.
 bool eliminate(const Eigen::VectorXd& a, double beta, const std::vector<bool>& integer, const std::vector<bool>& read,
                std::vector<bool>& gone, Eigen::MatrixXd& R, Eigen::VectorXd& r) {
-  const int pivot = pivot_of(a, integer, gone, read);
+  int pivot = pivot_of(a, integer, gone, read);
+  const bool integral = pivot < 0;
+  if (integral) pivot = integral_pivot_of(a, beta, integer, read);
   if (pivot < 0) return false;
   // v_p = e^T v + e0 with e_p = 0, then into every expression R_i v + r_i that holds v_p.
   Eigen::RowVectorXd e = -a.transpose() / a[pivot];
   e[pivot] = 0.0;
-  const double e0 = beta / a[pivot];
+  double e0 = beta / a[pivot];
+  if (integral) {
+    e = e.array().round().matrix();
+    e0 = std::round(e0);
+  }
   const Eigen::VectorXd column = R.col(pivot);
   R += column * e;
   r += column * e0;
@@ -103,11 +144,17 @@ Substitution substitute_equalities(const Model& model, const std::vector<bool>& 
   std::vector<bool> gone(static_cast<std::size_t>(n), false), read(gone);
   for (const NetworkUse& use : model.networks)
     for (int i : use.input) read[static_cast<std::size_t>(i)] = true;
-  for (const LinearConstraint& c : model.constraints) {
+  for (std::size_t k = 0; k < model.constraints.size(); ++k) {
+    const LinearConstraint& c = model.constraints[k];
     const bool equality = c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
     const Eigen::VectorXd a = equality ? variable_row(model, c.expr) : Eigen::VectorXd();
-    s.eliminates.push_back(equality && eliminate(R.transpose() * a, c.rhs - c.expr.constant - a.dot(s.r), integer,
-                                                 read, gone, R, s.r));
+    const Eigen::VectorXd over_u = equality ? Eigen::VectorXd(R.transpose() * a) : Eigen::VectorXd();
+    s.eliminates.push_back(equality &&
+                           eliminate(over_u, c.rhs - c.expr.constant - a.dot(s.r), integer, read, gone, R, s.r));
+    if (equality && !s.eliminates.back() && on_integers_alone(over_u, integer))
+      throw Error("constraint " + std::to_string(k) + (c.name.empty() ? "" : " ('" + c.name + "')") +
+                  ": an equality over integer variables alone needs one whose coefficient divides the others and "
+                  "the right side (as in n0 + n1 == 1); without one it leaves no interior");
   }
   for (int i = 0; i < n; ++i)
     if (!gone[static_cast<std::size_t>(i)]) s.free.push_back(i);

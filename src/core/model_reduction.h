@@ -23,7 +23,8 @@ struct ReducedModel {
   // plain case.
   std::shared_ptr<const Network> composite;
   // v = input_map u + input_offset. Each equality on variables alone that has a continuous variable is solved
-  // for one (and substituted into the rest); u is the variables left, in order, so input_map's rows of those
+  // for one, and one over integers alone for an integer variable whose coefficient divides the others and the
+  // right side (then substituted into the rest); u is the variables left, in order, so input_map's rows of those
   // are unit rows and give v_i = u_j exactly. Identity when no equality eliminates a variable.
   SparseMap input_map;
   Eigen::VectorXd input_offset;

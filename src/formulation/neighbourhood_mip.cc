@@ -9,9 +9,10 @@
 
 namespace reluopt {
 
-NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain, const Objective& objective,
-                                   const ActivationPattern& pattern, const FreeMask& free,
-                                   const NeuronBounds& bounds, const FreeMask* concave) {
+std::optional<NeighbourhoodMip> neighbourhood_mip(const Network& network, const Domain& domain,
+                                                  const Objective& objective, const ActivationPattern& pattern,
+                                                  const FreeMask& free, const NeuronBounds& bounds,
+                                                  const FreeMask* concave, const Deadline* deadline) {
   // Only unstable neurons can be free; a stable one keeps the state its bounds prove. A concave neuron needs
   // no binary: it gets y and the epigraph row only (pattern_lp.cc).
   ActivationPattern fixed = pattern;
@@ -28,9 +29,9 @@ NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain,
       }
     }
   }
-  const RegionAffine region = compose_region(network, objective, fixed, &with_y);
+  const RegionAffine region = compose_region(network, objective, fixed, &with_y, deadline);
+  if (!region.complete) return std::nullopt;
   const int d = network.input_dim();
-  const int dim = d + region.num_free;
 
   NeighbourhoodMip mip;
   LinearModel& model = mip.model;
@@ -58,28 +59,24 @@ NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain,
   add_domain_rows(domain, model);
   mip.sign_row.resize(network.num_hidden_layers());
   mip.sign_offset.resize(network.num_hidden_layers());
-  Eigen::RowVectorXd row(dim);
+  std::vector<int> index;
+  std::vector<double> value;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    if (deadline && deadline->expired()) return std::nullopt;  // a layer's rows are a pass over its map
     mip.sign_row[k].assign(network.hidden_width(k), -1);
     mip.sign_offset[k].assign(network.hidden_width(k), 0.0);
     for (int j = 0; j < network.hidden_width(k); ++j) {
       const double g = region.g[k][j];
       if (const int f = region.free_index[k][j]; f >= 0) {
         // y - h >= 0, with h = G v + g.
-        row = -region.G[k].row(j);
-        row[y_col[f]] += 1.0;
-        model.add_dense_row(row.data(), dim, 0, g, kInfinity);
+        region.G[k].row_entries(j, -1.0, index, value);
+        index.push_back(y_col[f]);
+        value.push_back(1.0);
+        model.add_row(index, value, g, kInfinity);
         if (free_position[f] < 0) continue;  // concave: the epigraph is exact
         // A binary neuron, big-M: y - h - l z <= -l and y - u z <= 0.
         const NeighbourhoodMip::FreeNeuron& neuron = mip.free[free_position[f]];
         const double l = bounds.lower[k][j], u = bounds.upper[k][j];
-        std::vector<int> index;
-        std::vector<double> value;
-        for (int c = 0; c < dim; ++c)
-          if (row[c] != 0.0) {
-            index.push_back(c);
-            value.push_back(row[c]);
-          }
         index.push_back(neuron.z_col);
         value.push_back(-l);
         model.add_row(index, value, -kInfinity, g - l);
@@ -88,8 +85,9 @@ NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain,
       }
       if (bounds.is_stable(k, j)) continue;
       mip.sign_offset[k][j] = g;
-      mip.sign_row[k][j] = fixed.active[k][j] ? model.add_dense_row(region.G[k].row(j).data(), dim, 0, -g, kInfinity)
-                                              : model.add_dense_row(region.G[k].row(j).data(), dim, 0, -kInfinity, -g);
+      region.G[k].row_entries(j, 1.0, index, value);
+      mip.sign_row[k][j] = fixed.active[k][j] ? model.add_row(index, value, -g, kInfinity)
+                                              : model.add_row(index, value, -kInfinity, -g);
     }
   }
   return mip;

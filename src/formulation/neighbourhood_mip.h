@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "bounds/bounds.h"
@@ -39,9 +40,13 @@ struct NeighbourhoodMip {
   std::vector<std::vector<double>> sign_offset;  // g_kj of those rows
 };
 
-NeighbourhoodMip neighbourhood_mip(const Network& network, const Domain& domain, const Objective& objective,
-                                   const ActivationPattern& pattern, const FreeMask& free,
-                                   const NeuronBounds& bounds, const FreeMask* concave = nullptr);
+// With a deadline, the region's maps are composed in blocks with a look at it (compose_region): nullopt when it
+// expired first.
+std::optional<NeighbourhoodMip> neighbourhood_mip(const Network& network, const Domain& domain,
+                                                  const Objective& objective, const ActivationPattern& pattern,
+                                                  const FreeMask& free, const NeuronBounds& bounds,
+                                                  const FreeMask* concave = nullptr,
+                                                  const Deadline* deadline = nullptr);
 
 // The full column vector of the model at input x (y = max(h, 0), z = [h > 0] for the free neurons): a MIP start.
 std::vector<double> neighbourhood_start(const NeighbourhoodMip& mip, const Network& network, const Eigen::VectorXd& x);

@@ -19,6 +19,9 @@
 #include "formulation/pattern_lp.h"
 
 #include <algorithm>
+#include <climits>
+#include <optional>
+#include <type_traits>
 
 #include "reluopt/error.h"
 
@@ -51,19 +54,39 @@ ActivationPattern pattern_key(ActivationPattern pattern, const FreeMask* concave
   return pattern;
 }
 
+void RegionMap::row_entries(Eigen::Index j, double scale, std::vector<int>& index, std::vector<double>& value) const {
+  index.clear();
+  value.clear();
+  for_each_in_row(j, [&](Eigen::Index i, double w) {
+    if (w == 0.0) return;
+    index.push_back(static_cast<int>(i));
+    value.push_back(scale * w);
+  });
+}
+
 namespace {
+
+using SparseRows = Weights::Sparse;
 
 // Multiply-adds between two looks at the deadline while a region is composed.
 constexpr double kWorkPerCheck = 2e8;
+// A composed sparse map with more nonzeros than this share of its entries is stored dense: past it, the sparse
+// products cost more than dense ones.
+constexpr double kDenseShare = 0.25;
+
+// Rows per block when each row costs `work_per_row` multiply-adds: all at once without a deadline.
+Eigen::Index rows_per_check(double work_per_row, Eigen::Index rows, const Deadline* deadline) {
+  if (deadline == nullptr) return std::max<Eigen::Index>(rows, 1);
+  return std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kWorkPerCheck / std::max(work_per_row, 1.0)));
+}
 
 // The first `used` columns of next_G += W_active * G_active, by blocks of rows; false when the deadline expired
 // first.
 template <typename Matrix>
 bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Matrix& W_active,
                  const RowMajorMatrix& G_active, const Deadline* deadline) {
-  const double work_per_row = static_cast<double>(G_active.rows()) * static_cast<double>(G_active.cols());
-  const auto block = deadline ? std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kWorkPerCheck / work_per_row))
-                              : W_active.rows();
+  const auto block = rows_per_check(static_cast<double>(G_active.rows()) * static_cast<double>(G_active.cols()),
+                                    W_active.rows(), deadline);
   for (Eigen::Index first = 0; first < W_active.rows(); first += block) {
     if (deadline && deadline->expired()) return false;
     const Eigen::Index rows = std::min(block, W_active.rows() - first);
@@ -74,28 +97,136 @@ bool add_product(RowMajorMatrix& next_G, Eigen::Index used, const Matrix& W_acti
 
 // The first columns of G = W, by blocks of rows: a column-major W read in row-major order misses the cache on
 // every entry (a second for the 8192 x 3072 layer of a convolution under load), a block of rows reads whole
-// cache lines; a sparse W writes its nonzeros. False when the deadline expired first.
-bool copy_rows(RowMajorMatrix& G, const Weights& W, const Deadline* deadline) {
+// cache lines. False when the deadline expired first.
+bool copy_rows(RowMajorMatrix& G, const Eigen::MatrixXd& W, const Deadline* deadline) {
   constexpr Eigen::Index kBlock = 64;
   for (Eigen::Index first = 0; first < W.rows(); first += kBlock) {
     if (deadline && deadline->expired()) return false;
     const Eigen::Index rows = std::min(kBlock, W.rows() - first);
-    if (!W.is_sparse()) {
-      G.block(first, 0, rows, W.cols()) = W.dense().middleRows(first, rows);
-      continue;
-    }
-    for (Eigen::Index j = first; j < first + rows; ++j) W.for_each_in_row(j, [&](Eigen::Index i, double w) { G(j, i) = w; });
+    G.block(first, 0, rows, W.cols()) = W.middleRows(first, rows);
   }
   return true;
 }
 
 // The columns `active` of a sparse W.
-Weights::Sparse columns_of(const Weights::Sparse& W, const std::vector<Eigen::Index>& active) {
-  Weights::Sparse select(W.cols(), static_cast<Eigen::Index>(active.size()));
+SparseRows columns_of(const SparseRows& W, const std::vector<Eigen::Index>& active) {
+  SparseRows select(W.cols(), static_cast<Eigen::Index>(active.size()));
   std::vector<Eigen::Triplet<double>> ones;
   for (std::size_t c = 0; c < active.size(); ++c) ones.emplace_back(active[c], static_cast<Eigen::Index>(c), 1.0);
   select.setFromTriplets(ones.begin(), ones.end());
   return W * select;
+}
+
+// The rows `active` of a compressed sparse G, in that order.
+SparseRows rows_of(const SparseRows& G, const std::vector<Eigen::Index>& active) {
+  SparseRows rows(static_cast<Eigen::Index>(active.size()), G.cols());
+  Eigen::VectorXi per_row(rows.rows());
+  for (Eigen::Index r = 0; r < rows.rows(); ++r)
+    per_row[r] = G.outerIndexPtr()[active[r] + 1] - G.outerIndexPtr()[active[r]];
+  rows.reserve(per_row);
+  for (Eigen::Index r = 0; r < rows.rows(); ++r)
+    for (SparseRows::InnerIterator it(G, active[r]); it; ++it) rows.insert(r, it.col()) = it.value();
+  rows.makeCompressed();
+  return rows;
+}
+
+// The map of the first hidden layer (or of the objective without one), G = [W 0] with `dim` columns: sparse
+// where W is. Incomplete when the deadline expired first.
+std::optional<RegionMap> first_map(const Weights& W, Eigen::Index dim, const Deadline* deadline) {
+  RegionMap map;
+  if (W.is_sparse()) {
+    map.is_sparse = true;
+    map.sparse = W.sparse();
+    map.sparse.conservativeResize(W.rows(), dim);
+    return map;
+  }
+  map.dense = RowMajorMatrix::Zero(W.rows(), dim);
+  if (!copy_rows(map.dense, W.dense(), deadline)) return std::nullopt;
+  return map;
+}
+
+// next_G = W_active G_active (dim columns) for a sparse G_active, by blocks of rows of W_active: dense when W is
+// dense or the product fills more than kDenseShare of its entries. None when the deadline expired first.
+template <typename Matrix>
+std::optional<RegionMap> sparse_product(const Matrix& W_active, const SparseRows& G_active, const Deadline* deadline) {
+  constexpr bool kDenseW = !std::is_base_of_v<Eigen::SparseMatrixBase<Matrix>, Matrix>;
+  const Eigen::Index rows = W_active.rows();
+  const double g_per_row = static_cast<double>(G_active.nonZeros()) / std::max<Eigen::Index>(G_active.rows(), 1);
+  double w_per_row = static_cast<double>(W_active.cols());
+  if constexpr (!kDenseW) w_per_row = static_cast<double>(W_active.nonZeros()) / std::max<Eigen::Index>(rows, 1);
+  const Eigen::Index block = rows_per_check(w_per_row * g_per_row, rows, deadline);
+  std::vector<SparseRows> blocks;
+  RegionMap map;
+  if constexpr (kDenseW) map.dense.resize(rows, G_active.cols());
+  for (Eigen::Index first = 0; first < rows; first += block) {
+    if (deadline && deadline->expired()) return std::nullopt;
+    const Eigen::Index count = std::min(block, rows - first);
+    if constexpr (kDenseW) map.dense.middleRows(first, count).noalias() = W_active.middleRows(first, count) * G_active;
+    else blocks.emplace_back(W_active.middleRows(first, count) * G_active);
+  }
+  if constexpr (kDenseW) return map;
+  Eigen::Index nonzeros = 0;
+  for (const SparseRows& part : blocks) nonzeros += part.nonZeros();
+  map.sparse.resize(rows, G_active.cols());
+  map.sparse.reserve(nonzeros);
+  Eigen::Index first = 0;
+  for (const SparseRows& part : blocks) {
+    map.sparse.middleRows(first, part.rows()) = part;
+    first += part.rows();
+  }
+  map.sparse.makeCompressed();
+  const double entries = static_cast<double>(rows) * static_cast<double>(G_active.cols());
+  map.is_sparse = static_cast<double>(nonzeros) <= kDenseShare * entries;
+  if (!map.is_sparse) {
+    map.dense = RowMajorMatrix(map.sparse);
+    map.sparse = SparseRows();
+  }
+  return map;
+}
+
+// h_{k+1}'s map from h_k's: next_G = W_{k+1} D_k G_k over the active neurons of layer k, next_g likewise, and a free
+// neuron j of layer k feeds its variable's column d + free_index[j] with W_{k+1}'s column j. Only the first `used`
+// columns of a dense G_k can be nonzero (x and the free neurons of earlier layers). False when the deadline
+// expired first.
+bool compose_layer(const RegionMap& G, const Eigen::VectorXd& g, const Weights& next_weights,
+                   const Eigen::VectorXd& next_bias, const std::vector<std::uint8_t>& active_state,
+                   const std::vector<int>& free_index, int d, Eigen::Index used, Eigen::Index dim,
+                   const Deadline* deadline, RegionMap& next_G, Eigen::VectorXd& next_g) {
+  std::vector<Eigen::Index> active, free;
+  for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(free_index.size()); ++j) {
+    if (free_index[j] >= 0) free.push_back(j);
+    else if (active_state[j]) active.push_back(j);
+  }
+  next_g = next_bias;
+  const auto product = [&](const auto& W_active) {
+    next_g.noalias() += W_active * g(active);
+    if (G.is_sparse) {
+      std::optional<RegionMap> map = sparse_product(W_active, rows_of(G.sparse, active), deadline);
+      if (!map) return false;
+      next_G = std::move(*map);
+      return true;
+    }
+    next_G.dense = RowMajorMatrix::Zero(next_weights.rows(), dim);
+    return add_product(next_G.dense, used, W_active, G.dense(active, Eigen::seqN(0, used)), deadline);
+  };
+  const bool done = next_weights.is_sparse() ? product(columns_of(next_weights.sparse(), active))
+                                             : product(Eigen::MatrixXd(next_weights.dense()(Eigen::all, active)));
+  if (!done) return false;
+  if (next_G.is_sparse) {
+    SparseRows columns(next_weights.rows(), dim);  // the free neurons' columns, added to the product
+    std::vector<Eigen::Triplet<double>> entries;
+    for (Eigen::Index j : free) {
+      const Eigen::VectorXd column = next_weights.col(j);
+      for (Eigen::Index i = 0; i < column.size(); ++i)
+        if (column[i] != 0.0) entries.emplace_back(i, d + free_index[j], column[i]);
+    }
+    columns.setFromTriplets(entries.begin(), entries.end());
+    next_G.sparse += columns;
+    next_G.sparse.makeCompressed();
+  } else {
+    for (Eigen::Index j : free) next_G.dense.col(d + free_index[j]) += next_weights.col(j);
+  }
+  return true;
 }
 
 }  // namespace
@@ -121,8 +252,9 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
   }
   const int dim = d + region.num_free;
 
-  RowMajorMatrix G = RowMajorMatrix::Zero(layers > 0 ? network.hidden_width(0) : 1, dim);
-  if (!copy_rows(G, layers > 0 ? network.hidden_layer(0).weights : objective_weights, deadline)) {
+  std::optional<RegionMap> G =
+      first_map(layers > 0 ? network.hidden_layer(0).weights : objective_weights, dim, deadline);
+  if (!G) {
     region.complete = false;
     return region;
   }
@@ -138,33 +270,22 @@ RegionAffine compose_region(const Network& network, const Objective& objective, 
       return region;
     }
     const bool next_is_output = k + 1 == layers;
-    const Weights& next_weights = next_is_output ? objective_weights : network.hidden_layer(k + 1).weights;
-    const Eigen::VectorXd& next_bias = next_is_output ? objective_bias : network.hidden_layer(k + 1).bias;
-    // W_{k+1} D_k keeps the columns of the active neurons of layer k; a free neuron feeds its variable y.
-    std::vector<Eigen::Index> active;
-    RowMajorMatrix next_G = RowMajorMatrix::Zero(next_weights.rows(), dim);
-    for (int j = 0; j < network.hidden_width(k); ++j) {
-      if (region.free_index[k][j] >= 0) next_G.col(d + region.free_index[k][j]) = next_weights.col(j);
-      else if (pattern.active[k][j]) active.push_back(j);
-    }
-    Eigen::VectorXd next_g = next_bias;
-    const auto add_active = [&](const auto& W_active) {
-      if (!add_product(next_G, used, W_active, G(active, Eigen::seqN(0, used)), deadline)) return false;
-      next_g.noalias() += W_active * g(active);
-      return true;
-    };
-    if (!active.empty() && !(next_weights.is_sparse() ? add_active(columns_of(next_weights.sparse(), active))
-                                                       : add_active(Eigen::MatrixXd(next_weights.dense()(Eigen::all, active))))) {
+    RegionMap next_G;
+    Eigen::VectorXd next_g;
+    if (!compose_layer(*G, g, next_is_output ? objective_weights : network.hidden_layer(k + 1).weights,
+                       next_is_output ? objective_bias : network.hidden_layer(k + 1).bias, pattern.active[k],
+                       region.free_index[k], d, used, dim, deadline, next_G, next_g)) {
       region.complete = false;
       return region;
     }
     for (int j = 0; j < network.hidden_width(k); ++j) used += region.free_index[k][j] >= 0;
-    region.G.push_back(std::move(G));
+    region.G.push_back(std::move(*G));
     region.g.push_back(std::move(g));
     G = std::move(next_G);
     g = std::move(next_g);
   }
-  region.objective_gradient = G.row(0).transpose();
+  // objective_weights is dense, and so is the objective's map (a dense row times any G).
+  region.objective_gradient = G->dense.row(0).transpose();
   region.objective_constant = g[0];
   return region;
 }
@@ -191,7 +312,6 @@ std::optional<LinearModel> pattern_lp_within(const Network& network, const Domai
       compose_region(network, objective, pattern, concave != nullptr ? &free : nullptr, &deadline);
   if (!region.complete) return std::nullopt;
   const int d = network.input_dim();
-  const int dim = d + region.num_free;
   LinearModel model;
   for (int i = 0; i < d; ++i) model.add_column(domain.lower[i], domain.upper[i], region.objective_gradient[i]);
   std::vector<int> y_col(region.num_free, -1);
@@ -200,25 +320,28 @@ std::optional<LinearModel> pattern_lp_within(const Network& network, const Domai
       if (const int f = region.free_index[k][j]; f >= 0)
         y_col[f] = model.add_column(0.0, std::max(bounds->upper[k][j], 0.0), region.objective_gradient[d + f]);
   model.set_objective_constant(region.objective_constant);
+  Eigen::Index entries = region.num_free + static_cast<Eigen::Index>(domain.num_rows()) * d;
+  for (const RegionMap& G : region.G) entries += G.stored();
   model.reserve(network.num_hidden_neurons() + domain.num_rows(),
-                (network.num_hidden_neurons() + domain.num_rows()) * dim);
-  Eigen::RowVectorXd row(dim);
+                static_cast<int>(std::min<Eigen::Index>(entries, INT_MAX)));
+  std::vector<int> index;
+  std::vector<double> value;
   for (int k = 0; k < network.num_hidden_layers(); ++k) {
+    if (deadline.expired()) return std::nullopt;  // a layer's rows are a pass over its map
     for (int j = 0; j < network.hidden_width(k); ++j) {
       if (bounds != nullptr && bounds->is_stable(k, j)) continue;
       const double offset = region.g[k][j];
       if (const int f = region.free_index[k][j]; f >= 0) {
         // Concave neuron: y - (G v + g) >= 0.
-        row = -region.G[k].row(j);
-        row[y_col[f]] += 1.0;
-        model.add_dense_row(row.data(), dim, 0, offset, kInfinity);
+        region.G[k].row_entries(j, -1.0, index, value);
+        index.push_back(y_col[f]);
+        value.push_back(1.0);
+        model.add_row(index, value, offset, kInfinity);
         continue;
       }
-      if (pattern.active[k][j]) {
-        model.add_dense_row(region.G[k].row(j).data(), dim, 0, -offset, kInfinity);
-      } else {
-        model.add_dense_row(region.G[k].row(j).data(), dim, 0, -kInfinity, -offset);
-      }
+      region.G[k].row_entries(j, 1.0, index, value);
+      if (pattern.active[k][j]) model.add_row(index, value, -offset, kInfinity);
+      else model.add_row(index, value, -kInfinity, -offset);
     }
   }
   add_domain_rows(domain, model);

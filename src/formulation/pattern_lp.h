@@ -3,6 +3,7 @@
 #include <optional>
 
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 
 #include "bounds/bounds.h"
 #include "lp/domain_rows.h"
@@ -19,12 +20,37 @@ using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eig
 // Which hidden neurons are left free (not fixed to their pattern's state), layer by layer.
 using FreeMask = std::vector<std::vector<std::uint8_t>>;
 
+// One layer's G on a region: dense rows, or sparse while the layer's neurons see few coordinates of v (the first
+// layers of a convolutional network: 27 of 3072 inputs per neuron, where a dense G is 800 MB of zeros).
+struct RegionMap {
+  RowMajorMatrix dense;
+  Eigen::SparseMatrix<double, Eigen::RowMajor> sparse;
+  bool is_sparse = false;
+
+  Eigen::Index rows() const { return is_sparse ? sparse.rows() : dense.rows(); }
+  Eigen::Index stored() const { return is_sparse ? sparse.nonZeros() : dense.size(); }
+  // f(i, G_ji) for the entries of row j (only the nonzeros when sparse).
+  template <typename F>
+  void for_each_in_row(Eigen::Index j, F&& f) const {
+    if (is_sparse) {
+      for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(sparse, j); it; ++it) f(it.col(), it.value());
+    } else {
+      for (Eigen::Index i = 0; i < dense.cols(); ++i) f(i, dense(j, i));
+    }
+  }
+  // The nonzeros of scale * row j, as a LinearModel row's columns and values (cleared first).
+  void row_entries(Eigen::Index j, double scale, std::vector<int>& index, std::vector<double>& value) const;
+  Eigen::VectorXd operator*(const Eigen::VectorXd& v) const {
+    return is_sparse ? Eigen::VectorXd(sparse * v) : Eigen::VectorXd(dense * v);
+  }
+};
+
 // The network composed on one activation pattern: on that linear region, every hidden pre-activation is an
 // affine function of the input, h_k = G_k x + g_k, and so is the objective, sign * g(x) = c^T x + c_0.
 // With free neurons, their post-activations y_1..y_F (in layer order) become variables too and every map is
 // affine in v = [x; y]: h_k = G_k v + g_k, sign * g = c^T v + c_0.
 struct RegionAffine {
-  std::vector<RowMajorMatrix> G;         // one per hidden layer: rows = neurons, cols = dim(v)
+  std::vector<RegionMap> G;              // one per hidden layer: rows = neurons, cols = dim(v)
   std::vector<Eigen::VectorXd> g;
   Eigen::VectorXd objective_gradient;    // c, for the maximized objective sign * g
   double objective_constant = 0.0;       // c_0

@@ -792,7 +792,7 @@ const std::unordered_map<std::string, Operator>& affine_operators() {
 bool takes_identity(const std::string& op_type) {
   static const std::unordered_set<std::string> operators = {
       "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Shape",
-      "Gemm", "MatMul", "Conv", "AveragePool", "GlobalAveragePool"};
+      "Gemm", "MatMul", "Conv", "ConvTranspose", "AveragePool", "GlobalAveragePool"};
   return operators.count(op_type) > 0;
 }
 

@@ -125,7 +125,7 @@ TEST(Enhanced, FlipMipEndsAtALocalOptimumOfTheNeighbourhoodMip) {
   }
   const NeuronBounds bounds = interval_bounds(net, domain);
   const NeighbourhoodMip mip =
-      neighbourhood_mip(net, domain, objective, net.activation_pattern(result.x), free, bounds);
+      *neighbourhood_mip(net, domain, objective, net.activation_pattern(result.x), free, bounds);
   const MipResult best = make_mip_solver()->solve(mip.model, Deadline(), MipParameters{});
   ASSERT_EQ(best.status, MipStatus::kOptimal);
   EXPECT_LE(*best.objective, result.objective + 1e-6 * std::max(1.0, std::abs(result.objective)))

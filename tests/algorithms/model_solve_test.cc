@@ -98,6 +98,41 @@ TEST_P(ModelSolve, RowsOnVariablesThatNoPointMeetsGiveInfeasible) {
   EXPECT_EQ(got.result.method, method_name(GetParam()));
 }
 
+// A choice of exactly one of three options (binaries n, n0 + n1 + n2 == 1) beside two continuous inputs, all read
+// by one network, with a row on its output and a cost per option: the equality is solved for an option, so every
+// method runs; the provers prove the oracle's optimum and every point is a choice of one option.
+TEST_P(ModelSolve, AChoiceOfOneOptionIsSolvedByEveryMethod) {
+  Model m;
+  m.variables = {{"x", Eigen::Vector2d(-1.0, 0.0), Eigen::Vector2d(1.0, 2.0), {}},
+                 {"n", Eigen::Vector3d::Zero(), Eigen::Vector3d::Ones(), {true, true, true}}};
+  m.networks = {{"f", std::make_shared<const Network>(testing::random_network(5, {6}, 1, 91)), {0, 1, 2, 3, 4}, ""}};
+  m.constraints = {
+      testing::make_constraint({{R::variable(1, 0), 1.0}, {R::variable(1, 1), 1.0}, {R::variable(1, 2), 1.0}},
+                               ConstraintSense::kEqual, 1.0),
+      testing::make_constraint({{R::output(0, 0), 1.0}, {R::variable(0, 0), -0.5}}, ConstraintSense::kLessEqual, 0.4)};
+  m.objective = {{{R::output(0, 0), 1.0}, {R::variable(1, 1), -0.1}, {R::variable(1, 2), 0.05}}, 0.0};
+  const testing::ModelOptimum exact = testing::brute_force_model(m);
+  ASSERT_TRUE(exact.feasible);
+  SolveOptions options;
+  options.method = GetParam();
+  options.threads = 1;
+  options.seed = 3;
+  RunControl control;
+  control.time_limit = 20.0;
+  const ModelResult got = solve(m, options, control);
+  if (GetParam() == Method::kBab || GetParam() == Method::kMip) {
+    testing::expect_oracles_answer(m, exact, got);
+    return;
+  }
+  ASSERT_TRUE(got.point.has_value());
+  EXPECT_LE(got.point->max_violation, model_tolerance(m));
+  const Eigen::Vector3d n = got.point->v.tail<3>();
+  EXPECT_EQ(n, n.array().round().matrix());
+  EXPECT_EQ(n.sum(), 1.0);
+  // A point may cross the output row by model_tolerance (1e-6 here) and gain that much, times the row's slope.
+  EXPECT_LE(got.point->objective, exact.objective + 1e-5) << "beyond the optimum, violation " << got.point->max_violation;
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, ModelSolve,
                          ::testing::Values(Method::kSampling, Method::kEnhanced, Method::kBab, Method::kMip,
                                            Method::kGradient, Method::kWalk),

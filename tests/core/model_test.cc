@@ -338,7 +338,7 @@ TEST(ModelReduction, OneNetworkOverItsInputIsNotPadded) {
 }
 
 // z - 0.5 x0 - 2 x1 == -1 is solved for z (the continuous variable of largest coefficient: x1 is integer);
-// n0 + n1 == 2 has only integer variables and keeps two rows; z's bounds become two rows over u = (x0, x1, n).
+// 2 n0 + 3 n1 <= 7 stays a row; z's bounds become two rows over u = (x0, x1, n).
 TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
   using R = Reference;
   Model m;
@@ -348,7 +348,7 @@ TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
                 {"g", shared(random_network(2, {3}, 1, 62)), {2, 4}, ""}};
   m.constraints = {{expr({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -0.5}, {R::variable(0, 1), -2.0}}),
                     ConstraintSense::kEqual, -1.0, ""},
-                   {expr({{R::variable(2, 0), 1.0}, {R::variable(2, 1), 1.0}}), ConstraintSense::kEqual, 2.0, ""}};
+                   {expr({{R::variable(2, 0), 2.0}, {R::variable(2, 1), 3.0}}), ConstraintSense::kLessEqual, 7.0, ""}};
   m.objective = expr({{R::output(0, 0), 1.0}, {R::output(1, 0), 1.0}, {R::variable(1, 0), 0.5}});
   const ReducedModel r = reduce(m);
   ASSERT_EQ(r.domain.dim(), 4);
@@ -358,18 +358,18 @@ TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
   map(0, 0) = 1; map(1, 1) = 1; map(2, 0) = 0.5; map(2, 1) = 2; map(3, 2) = 1; map(4, 3) = 1;
   EXPECT_EQ(Eigen::MatrixXd(r.input_map), map);
   EXPECT_EQ(r.input_offset, (Eigen::VectorXd(5) << 0, 0, -1, 0, 0).finished());
-  ASSERT_EQ(r.domain.num_rows(), 4);  // n0 + n1 == 2 as two rows, then -1 <= 0.5 x0 + 2 x1 - 1 <= 2
-  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(0)), Eigen::RowVector4d(0, 0, 1, 1));
-  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(2)), Eigen::RowVector4d(0.5, 2, 0, 0));
-  EXPECT_EQ(r.domain.b[2], 3.0);
-  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(3)), Eigen::RowVector4d(-0.5, -2, 0, 0));
-  EXPECT_EQ(r.domain.b[3], 0.0);
+  ASSERT_EQ(r.domain.num_rows(), 3);  // 2 n0 + 3 n1 <= 7, then -1 <= 0.5 x0 + 2 x1 - 1 <= 2
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(0)), Eigen::RowVector4d(0, 0, 2, 3));
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(1)), Eigen::RowVector4d(0.5, 2, 0, 0));
+  EXPECT_EQ(r.domain.b[1], 3.0);
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(2)), Eigen::RowVector4d(-0.5, -2, 0, 0));
+  EXPECT_EQ(r.domain.b[2], 0.0);
   std::mt19937_64 rng(9);
   for (int sample = 0; sample < 100; ++sample) {
     Eigen::VectorXd u = random_point(r.domain, rng);
     u[1] = std::round(u[1]);
-    u[2] = sample % 3;  // n0 + n1 == 2 within the box
-    u[3] = 2.0 - u[2];
+    u[2] = sample % 3;  // within 2 n0 + 3 n1 <= 7
+    u[3] = 1.0;
     const Eigen::VectorXd v = r.variables(u);
     const Eigen::VectorXd y = r.composite->forward(u);
     const ModelPoint p = evaluate(m, v);
@@ -378,6 +378,51 @@ TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
     if (r.domain.max_violation(u) == 0.0) {
       EXPECT_LE(p.max_violation, 1e-15);
     }
+  }
+}
+
+// A choice of one option, n0 + n1 + n2 == 1 over binaries, is solved for n0 (no network reads it; f reads n1, n2
+// and x), and n0 - m == 0 then for m (2 - ... : the integer quotients); at every integer u the eliminated variables
+// are integers and the choice holds exactly. 2 n1 + 4 m == 3 (-2 n1 - 4 n2 == -1 once m is eliminated) can be
+// solved for no variable with whole quotients: refused, naming the constraint.
+TEST(ModelReduction, AnEqualityOverIntegersIsSolvedForAVariableWhoseCoefficientDividesTheRest) {
+  using R = Reference;
+  Model m;
+  m.variables = {block("n", {0, 0, 0}, {1, 1, 1}, {true, true, true}), block("x", {-1}, {1}),
+                 block("m", {0}, {5}, {true})};
+  m.networks = {{"f", shared(random_network(3, {4}, 1, 81)), {1, 2, 3}, ""}};
+  m.constraints = {
+      testing::make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 1.0}, {R::variable(0, 2), 1.0}},
+                               ConstraintSense::kEqual, 1.0),
+      testing::make_constraint({{R::variable(2, 0), 3.0}, {R::variable(0, 0), -3.0}}, ConstraintSense::kEqual, 0.0)};
+  m.objective = expr({{R::output(0, 0), 1.0}, {R::variable(2, 0), 0.5}});
+  const ReducedModel r = reduce(m);
+  ASSERT_EQ(r.domain.dim(), 3);  // u = (n1, n2, x)
+  EXPECT_EQ(r.integer, (std::vector<bool>{true, true, false}));
+  Eigen::MatrixXd map = Eigen::MatrixXd::Zero(5, 3);
+  map(0, 0) = -1; map(0, 1) = -1; map(1, 0) = 1; map(2, 1) = 1; map(3, 2) = 1; map(4, 0) = -1; map(4, 1) = -1;
+  EXPECT_EQ(Eigen::MatrixXd(r.input_map), map);
+  EXPECT_EQ(r.input_offset, (Eigen::VectorXd(5) << 1, 0, 0, 0, 1).finished());
+  int feasible = 0;
+  for (int n1 = 0; n1 <= 1; ++n1)
+    for (int n2 = 0; n2 <= 1; ++n2) {
+      const Eigen::Vector3d u(n1, n2, 0.25);
+      const ModelPoint p = evaluate(m, r.variables(u));
+      const bool inside = r.domain.max_violation(u) <= 0.0;
+      EXPECT_EQ(inside, n1 + n2 <= 1) << n1 << n2;
+      if (inside) EXPECT_EQ(p.max_violation, 0.0) << n1 << n2;
+      feasible += inside;
+    }
+  EXPECT_EQ(feasible, 3);
+  m.constraints.push_back(
+      testing::make_constraint({{R::variable(0, 1), 2.0}, {R::variable(2, 0), 4.0}}, ConstraintSense::kEqual, 3.0));
+  m.constraints.back().name = "lattice";
+  try {
+    reduce(m);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("constraint 2 ('lattice'): an equality over integer variables alone"),
+              std::string::npos) << e.what();
   }
 }
 

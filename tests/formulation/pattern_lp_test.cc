@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <random>
 
@@ -195,7 +196,7 @@ TEST(PatternLp, NeighbourhoodMipCarriesConcaveNeuronsWithoutBinaries) {
     for (auto& layer : free) std::fill(layer.begin(), layer.end(), 0);
     for (int j = 0; j < net.hidden_width(0); ++j) free[0][j] = !problem.interval.is_stable(0, j);
     const NeighbourhoodMip mip =
-        neighbourhood_mip(net, problem.domain, problem.objective, pattern, free, problem.interval, &problem.concave);
+        *neighbourhood_mip(net, problem.domain, problem.objective, pattern, free, problem.interval, &problem.concave);
     EXPECT_EQ(static_cast<int>(mip.concave.size()), concave);
     for (const NeighbourhoodMip::FreeNeuron& neuron : mip.free)
       EXPECT_FALSE(problem.concave[neuron.layer][neuron.neuron]);
@@ -208,7 +209,7 @@ TEST(PatternLp, NeighbourhoodMipCarriesConcaveNeuronsWithoutBinaries) {
 
     FreeMask no_binary = free;
     for (auto& layer : no_binary) std::fill(layer.begin(), layer.end(), 0);
-    const NeighbourhoodMip lp_only = neighbourhood_mip(net, problem.domain, problem.objective, pattern, no_binary,
+    const NeighbourhoodMip lp_only = *neighbourhood_mip(net, problem.domain, problem.objective, pattern, no_binary,
                                                        problem.interval, &problem.concave);
     EXPECT_TRUE(lp_only.free.empty());
     const LpSolution by_mip_model = lp->solve(lp_only.model);
@@ -244,6 +245,104 @@ TEST(PatternLp, ComposedMapsWithFreeNeuronsInSeveralLayersEqualTheForwardPass) {
     for (int k = 0; k < net.num_hidden_layers(); ++k)
       EXPECT_LT((region.G[k] * v + region.g[k] - trace.pre_activation[k]).norm(), 1e-12) << "layer " << k;
     EXPECT_NEAR(region.objective_gradient.dot(v) + region.objective_constant, objective.value(trace.output), 1e-12);
+  }
+}
+
+// A network whose layers are stored sparse, each neuron reading three neighbouring neurons (or inputs) of the
+// layer before, as a convolution reads a small window:
+//   x (16) -> 16 -> 16 -> 16 -> 16 -> 2,   W_k(j, i) != 0 only for i = j, j + 1, j + 2 (mod 16); the output dense.
+// G_0 = W_0 has 3 nonzeros a row; G_k has at most 2k + 3, fewer where neurons are inactive: the composed maps
+// start sparse and turn dense past a quarter of their entries, so the composition takes every path.
+Network banded_sparse_network(std::uint64_t seed) {
+  constexpr int kWidth = 16;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> weight(-1.0, 1.0);
+  std::vector<DenseLayer> layers;
+  for (int k = 0; k < 4; ++k) {
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int j = 0; j < kWidth; ++j)
+      for (int i : {j, (j + 1) % kWidth, (j + 2) % kWidth}) entries.emplace_back(j, i, weight(rng));
+    Weights::Sparse W(kWidth, kWidth);
+    W.setFromTriplets(entries.begin(), entries.end());
+    DenseLayer layer;
+    layer.weights = Weights(std::move(W));
+    layer.bias = Eigen::VectorXd::NullaryExpr(kWidth, [&] { return 0.3 * weight(rng); });
+    layers.push_back(std::move(layer));
+  }
+  DenseLayer out;
+  out.weights = Eigen::MatrixXd::NullaryExpr(2, kWidth, [&] { return weight(rng); });
+  out.bias = Eigen::VectorXd::Zero(2);
+  layers.push_back(std::move(out));
+  return Network(std::move(layers));
+}
+
+// The maps composed from sparse layers (kept sparse while few of their entries are nonzero) reproduce the forward
+// pass, with and without free neurons, and give the same LP as the dense twin of the network.
+TEST(PatternLp, ComposedMapsOfSparseLayersEqualTheForwardPass) {
+  const Network net = banded_sparse_network(41);
+  std::vector<DenseLayer> dense_layers = net.layers();
+  for (DenseLayer& layer : dense_layers) layer.weights = Weights(layer.weights.to_dense());
+  const Network twin(std::move(dense_layers));
+  Objective objective;
+  objective.weights = Eigen::Vector2d(0.8, -0.6);
+  const Domain box = Domain::unit_box(16);
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  FreeMask free(4, std::vector<std::uint8_t>(16, 0));
+  free[0][3] = free[1][7] = free[2][0] = 1;
+  const std::unique_ptr<LpSolver> lp = make_lp_solver();
+  int later_sparse = 0, later_dense = 0;  // maps of layers 1-3 kept sparse or turned dense
+  for (int trial = 0; trial < 10; ++trial) {
+    const Eigen::VectorXd x = Eigen::VectorXd::NullaryExpr(16, [&] { return unit(rng); });
+    const ForwardTrace trace = net.trace(x);
+    const RegionAffine region = compose_region(net, objective, net.activation_pattern(x));
+    ASSERT_TRUE(region.complete);
+    EXPECT_TRUE(region.G[0].is_sparse);
+    for (int k = 1; k < 4; ++k) ++(region.G[k].is_sparse ? later_sparse : later_dense);
+    for (int k = 0; k < 4; ++k)
+      EXPECT_LT((region.G[k] * x + region.g[k] - trace.pre_activation[k]).norm(), 1e-12) << "layer " << k;
+    EXPECT_NEAR(region.objective_gradient.dot(x) + region.objective_constant, objective.value(trace.output), 1e-12);
+
+    const RegionAffine with_free = compose_region(net, objective, net.activation_pattern(x), &free);
+    ASSERT_EQ(with_free.num_free, 3);
+    Eigen::VectorXd v(16 + 3);
+    v.head(16) = x;
+    for (int k = 0; k < 4; ++k)
+      for (int j = 0; j < 16; ++j)
+        if (const int f = with_free.free_index[k][j]; f >= 0) v[16 + f] = std::max(trace.pre_activation[k][j], 0.0);
+    for (int k = 0; k < 4; ++k)
+      EXPECT_LT((with_free.G[k] * v + with_free.g[k] - trace.pre_activation[k]).norm(), 1e-12) << "layer " << k;
+    EXPECT_NEAR(with_free.objective_gradient.dot(v) + with_free.objective_constant, objective.value(trace.output),
+                1e-12);
+
+    const LpSolution sparse_lp = lp->solve(pattern_lp(net, box, objective, net.activation_pattern(x), nullptr));
+    const LpSolution dense_lp = lp->solve(pattern_lp(twin, box, objective, net.activation_pattern(x), nullptr));
+    ASSERT_EQ(sparse_lp.status, LpStatus::kOptimal);
+    ASSERT_EQ(dense_lp.status, LpStatus::kOptimal);
+    EXPECT_NEAR(sparse_lp.objective, dense_lp.objective, 1e-9 * std::max(1.0, std::abs(dense_lp.objective)));
+  }
+  EXPECT_GT(later_sparse, 0);
+  EXPECT_GT(later_dense, 0);
+}
+
+// A deadline that has passed (or a stop request) stops the composition before its first product, dense or sparse:
+// the region is incomplete, and the region LP and the neighbourhood MIP say so rather than use it.
+TEST(PatternLp, AnExpiredDeadlineStopsTheRegionBeforeItsProducts) {
+  const std::atomic<bool> stop{true};
+  for (const Network& net : {banded_sparse_network(43), testing::random_network(16, {10, 8}, 2, 44)}) {
+    Objective objective;
+    objective.weights = Eigen::Vector2d(1.0, -1.0);
+    const Domain box = Domain::unit_box(16);
+    const ActivationPattern pattern = net.activation_pattern(Eigen::VectorXd::Constant(16, 0.5));
+    for (const Deadline& passed : {Deadline(0.0, nullptr), Deadline(60.0, &stop)}) {
+      EXPECT_FALSE(compose_region(net, objective, pattern, nullptr, &passed).complete);
+      EXPECT_FALSE(pattern_lp_within(net, box, objective, pattern, nullptr, nullptr, passed).has_value());
+      const NeuronBounds bounds = interval_bounds(net, box);
+      FreeMask free(net.num_hidden_layers());
+      for (int k = 0; k < net.num_hidden_layers(); ++k) free[k].assign(net.hidden_width(k), 0);
+      EXPECT_FALSE(neighbourhood_mip(net, box, objective, pattern, free, bounds, nullptr, &passed).has_value());
+    }
+    EXPECT_TRUE(compose_region(net, objective, pattern, nullptr, nullptr).complete);
   }
 }
 
