@@ -114,22 +114,46 @@ def write_paper(a, rows):
     return "\n".join(L)
 
 
+class Ball:
+    """Test image `image` of the 784 -> 256 x `layers` -> 10 network, its L-inf ball of `radius` clipped to [0, 1]
+    (lo, hi), its class c and runner-up j at the centre."""
+
+    def __init__(self, net, accuracy, layers, image, radius, x):
+        out = netgen.forward(net, x)
+        self.net, self.accuracy, self.layers, self.image, self.radius, self.x = net, accuracy, layers, image, radius, x
+        self.c, self.j = int(np.argmax(out)), int(np.argsort(out)[-2])
+        self.centre_margin = float(out[self.j] - out[self.c])
+        self.lo, self.hi = np.maximum(x - radius, 0.0), np.minimum(x + radius, 1.0)
+        self.name = "mnist_L%d_i%d_r%g" % (layers, image, radius)
+
+    def instance(self, weights):
+        return ac.Instance(self.name, self.net, dict(lower=self.lo.tolist(), upper=self.hi.tolist()),
+                           dict(sense="max", weights=list(weights), constant=0.0))
+
+    def margin_instance(self):
+        """The objective y_j - y_c."""
+        w = np.zeros(10)
+        w[self.j], w[self.c] = 1.0, -1.0
+        return self.instance(w.tolist())
+
+    def row(self):
+        return dict(instance=self.name, layers=self.layers, accuracy=self.accuracy, image=self.image,
+                    radius=self.radius)
+
+
+def balls(layer_counts, images, radii):
+    for layers in layer_counts:
+        net, accuracy, X, _ = train_mnist_shape.train(layers, 0)
+        for image in range(images):
+            for radius in radii:
+                yield Ball(net, accuracy, layers, image, radius, X[image])
+
+
 def mnist_part(a, workdir):
     rows = []
-    for layers in a.layers:
-        net, accuracy, X, y = train_mnist_shape.train(layers, 0)
-        for image in range(a.images):
-            x = X[image]
-            out = netgen.forward(net, x)
-            c = int(np.argmax(out))
-            j = int(np.argsort(out)[-2])
-            w = np.zeros(10)
-            w[j], w[c] = 1.0, -1.0
-            for radius in a.radii:
-                dom = dict(lower=np.maximum(x - radius, 0.0).tolist(), upper=np.minimum(x + radius, 1.0).tolist())
-                inst = ac.Instance("mnist_L%d_i%d_r%g" % (layers, image, radius), net, dom,
-                                   dict(sense="max", weights=w.tolist(), constant=0.0))
-                row = dict(instance=inst.name, layers=layers, accuracy=accuracy, image=image, radius=radius)
+    for ball in balls(a.layers, a.images, a.radii):
+                inst = ball.margin_instance()
+                row = ball.row()
                 for name, flags in CONFIGS:
                     r = solve(a.binary, inst, flags, a.time_limit, workdir)
                     r["answer"] = ("unsat" if r["bound"] is not None and r["bound"] < 0 else
@@ -162,26 +186,17 @@ def verify_part(a, workdir):
     """Each ball decided by `reluopt verify` (search and bab on one thread, stopping at the answer) with the
     --before binary and with --binary, one after the other per instance."""
     rows = []
-    for layers in a.layers:
-        net, accuracy, X, y = train_mnist_shape.train(layers, 0)
-        for image in range(a.images):
-            x = X[image]
-            out = netgen.forward(net, x)
-            c = int(np.argmax(out))
-            j = int(np.argsort(out)[-2])
-            for radius in a.radii:
-                dom = dict(lower=np.maximum(x - radius, 0.0).tolist(), upper=np.minimum(x + radius, 1.0).tolist())
-                inst = ac.Instance("mnist_L%d_i%d_r%g" % (layers, image, radius), net, dom,
-                                   dict(sense="max", weights=np.eye(10)[j].tolist(), constant=0.0))
-                inst.write(workdir)
-                prop = os.path.join(workdir, inst.name + ".vnnlib")
-                with open(prop, "w") as f:
-                    f.write(vnnlib(inst, j, c))
-                row = dict(instance=inst.name, layers=layers, accuracy=accuracy, image=image, radius=radius)
-                for name, binary in (("before", a.before), ("after", a.binary)):
-                    row[name] = verify(binary, inst, prop, a.time_limit)
-                    print(inst.name, name, row[name], flush=True)
-                rows.append(row)
+    for ball in balls(a.layers, a.images, a.radii):
+        inst = ball.instance(np.eye(10)[ball.j].tolist())
+        inst.write(workdir)
+        prop = os.path.join(workdir, inst.name + ".vnnlib")
+        with open(prop, "w") as f:
+            f.write(vnnlib(inst, ball.j, ball.c))
+        row = ball.row()
+        for name, binary in (("before", a.before), ("after", a.binary)):
+            row[name] = verify(binary, inst, prop, a.time_limit)
+            print(inst.name, name, row[name], flush=True)
+        rows.append(row)
     return rows
 
 

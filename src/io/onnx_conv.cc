@@ -1,4 +1,4 @@
-// The convolutional operators of the ONNX reader: Conv, AveragePool, GlobalAveragePool and
+// The convolutional operators of the ONNX reader: Conv, ConvTranspose, AveragePool, GlobalAveragePool and
 // BatchNormalization, on tensors of shape [1, C, spatial...] (NCHW with a batch of one).
 //
 // Each one is affine in its input, so it becomes a sparse matrix A (one row per output element, one column
@@ -95,35 +95,48 @@ Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
   return w;
 }
 
-// Calls visit(out_position, kernel_position, in_position) for every spatial output position and kernel
-// position whose input position lies inside the input (padding contributes nothing). Positions are
-// row-major flat indices.
-void for_each_tap(const Window& w,
-                  const std::function<void(std::int64_t, std::int64_t, std::int64_t)>& visit) {
-  const std::size_t rank = w.in.size();
-  const std::vector<std::int64_t> in_strides = row_major_strides(w.in);
-  Shape o(rank, 0);
-  for (std::int64_t out = 0; out < w.out_size(); ++out) {
+using TapVisit = std::function<void(std::int64_t, std::int64_t, std::int64_t)>;
+
+// Calls visit(p, kernel_position, q) for every position p of `from` and kernel position k whose position
+// q = p * stride - pad + k * dilation lies inside `to`. Positions are row-major flat indices.
+void for_each_strided_tap(const Window& w, const Shape& from, const Shape& to, const TapVisit& visit) {
+  const std::size_t rank = from.size();
+  const std::vector<std::int64_t> to_strides = row_major_strides(to);
+  Shape p(rank, 0);
+  const std::int64_t positions = num_elements(from);
+  for (std::int64_t flat = 0; flat < positions; ++flat) {
     Shape k(rank, 0);
     for (std::int64_t tap = 0; tap < w.kernel_size(); ++tap) {
-      std::int64_t in = 0;
+      std::int64_t q = 0;
       bool inside = true;
       for (std::size_t d = 0; d < rank && inside; ++d) {
-        const std::int64_t i = o[d] * w.strides[d] - w.pads[d] + k[d] * w.dilations[d];
-        inside = i >= 0 && i < w.in[d];
-        in += i * in_strides[d];
+        const std::int64_t i = p[d] * w.strides[d] - w.pads[d] + k[d] * w.dilations[d];
+        inside = i >= 0 && i < to[d];
+        q += i * to_strides[d];
       }
-      if (inside) visit(out, tap, in);
+      if (inside) visit(flat, tap, q);
       for (std::size_t d = rank; d-- > 0;) {  // odometer over the kernel
         if (++k[d] < w.kernel[d]) break;
         k[d] = 0;
       }
     }
-    for (std::size_t d = rank; d-- > 0;) {  // odometer over the output
-      if (++o[d] < w.out[d]) break;
-      o[d] = 0;
+    for (std::size_t d = rank; d-- > 0;) {  // odometer over `from`
+      if (++p[d] < from[d]) break;
+      p[d] = 0;
     }
   }
+}
+
+// visit(out_position, kernel_position, in_position) for every output position of a convolution or pooling and
+// kernel position whose input position out * stride - pad + k * dilation lies inside the input (padding
+// contributes nothing).
+void for_each_tap(const Window& w, const TapVisit& visit) { for_each_strided_tap(w, w.out, w.in, visit); }
+
+// The taps of a transposed convolution, visit(out_position, kernel_position, in_position): every input position
+// and kernel position whose output position in * stride - pad + k * dilation lies inside the output (the taps
+// in the cropped padding contribute nothing).
+void for_each_transposed_tap(const Window& w, const TapVisit& visit) {
+  for_each_strided_tap(w, w.in, w.out, [&](std::int64_t in, std::int64_t tap, std::int64_t out) { visit(out, tap, in); });
 }
 
 // The input of a convolution or pooling: [1, C, spatial...] with at least one spatial dimension.
@@ -183,6 +196,25 @@ Shape with_channels(std::int64_t channels, const Shape& spatial) {
   return shape;
 }
 
+// The spatial kernel dimensions of a convolution's weights [*, *, kernel...], checked against kernel_shape.
+Shape kernel_of(const NodeContext& ctx, const Value& w) {
+  const Shape kernel(w.shape.begin() + 2, w.shape.end());
+  if (const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
+      k && Shape(k->ints().begin(), k->ints().end()) != kernel)
+    ctx.fail("kernel_shape does not match the weights " + shape_string(w.shape));
+  return kernel;
+}
+
+// The optional bias input B of shape [maps], one value per map repeated over its `size` output positions.
+Eigen::VectorXd bias_of(const NodeContext& ctx, const Inputs& inputs, std::int64_t maps, std::int64_t size) {
+  Eigen::VectorXd bias = Eigen::VectorXd::Zero(maps * size);
+  if (inputs.size() <= 2 || inputs[2] == nullptr) return bias;
+  const Value& b = *inputs[2];
+  if (!b.constant || b.shape != Shape{maps}) ctx.fail("the bias must be a constant of shape [" + std::to_string(maps) + "]");
+  for (std::int64_t m = 0; m < maps; ++m) bias.segment(m * size, size).setConstant(b.rows(m, 0));
+  return bias;
+}
+
 // Y[m, o] = B[m] + sum over the channels c of m's group and the taps k: W[m, c, k] X[c, o*s - p + k*d].
 Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& x = image_input(ctx, inputs);
@@ -194,19 +226,11 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
       w.shape[1] * group != channels)
     ctx.fail("inconsistent shapes: weights " + shape_string(w.shape) + " for input " + shape_string(x.shape) +
              " in " + std::to_string(group) + " groups");
-  const Shape kernel(w.shape.begin() + 2, w.shape.end());
-  if (const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
-      k && Shape(k->ints().begin(), k->ints().end()) != kernel)
-    ctx.fail("kernel_shape does not match the weights " + shape_string(w.shape));
+  const Shape kernel = kernel_of(ctx, w);
   const Window win = window_of(ctx, Shape(x.shape.begin() + 2, x.shape.end()), kernel);
   const std::int64_t maps = w.shape[0];
   const std::int64_t per_group = w.shape[1];
-  Eigen::VectorXd bias = Eigen::VectorXd::Zero(maps * win.out_size());
-  if (inputs.size() > 2 && inputs[2] != nullptr) {
-    const Value& b = *inputs[2];
-    if (!b.constant || b.shape != Shape{maps}) ctx.fail("the bias must be a constant of shape [" + std::to_string(maps) + "]");
-    for (std::int64_t m = 0; m < maps; ++m) bias.segment(m * win.out_size(), win.out_size()).setConstant(b.rows(m, 0));
-  }
+  const Eigen::VectorXd bias = bias_of(ctx, inputs, maps, win.out_size());
   const Shape shape = with_channels(maps, win.out);
   const std::int64_t taps = num_elements({maps, per_group, win.out_size(), win.kernel_size()});
   check_taps(ctx, shape, taps);
@@ -224,6 +248,71 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
       });
     }
   }
+  return apply_sparse(ctx, x, maps * win.out_size(), triplets, bias, shape);
+}
+
+// The geometry of a transposed convolution: out = stride (in - 1) + output_padding + (kernel - 1) dilation + 1
+// - pads before - pads after per spatial dimension. auto_pad SAME_* and output_shape (which choose the pads
+// from the output) are refused by name; exporters write pads.
+Window transposed_window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
+  const std::size_t rank = in.size();
+  if (find_attribute(ctx.node(), "output_shape")) ctx.fail("output_shape is not supported (give pads)");
+  const onnx::AttributeProto* auto_pad = find_attribute(ctx.node(), "auto_pad");
+  const std::string mode = auto_pad ? auto_pad->s() : "NOTSET";
+  if (mode != "NOTSET" && mode != "VALID") ctx.fail("unsupported auto_pad '" + mode + "' (give pads)");
+  Window w;
+  w.in = in;
+  w.kernel = kernel;
+  w.strides = ints_attribute(ctx, "strides", rank, 1, 1);
+  w.dilations = ints_attribute(ctx, "dilations", rank, 1, 1);
+  w.pads = mode == "VALID" ? Shape(2 * rank, 0) : ints_attribute(ctx, "pads", 2 * rank, 0, 0);
+  const Shape extra = ints_attribute(ctx, "output_padding", rank, 0, 0);
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (extra[d] >= std::max(w.strides[d], w.dilations[d]))
+      ctx.fail("output_padding " + std::to_string(extra[d]) + " is not below the stride or the dilation");
+    const std::int64_t out = w.strides[d] * (in[d] - 1) + extra[d] + (kernel[d] - 1) * w.dilations[d] + 1 -
+                             w.pads[d] - w.pads[d + rank];
+    if (out < 1)
+      ctx.fail("inconsistent shapes: pads " + shape_string(w.pads) + " leave no output of input " + shape_string(in));
+    w.out.push_back(out);
+  }
+  if (w.out_size() < 0 || num_elements({w.in_size(), w.kernel_size()}) < 0)
+    ctx.fail("kernel " + shape_string(kernel) + " over input " + shape_string(in) + " is too large");
+  return w;
+}
+
+// Y[m, o] = B[m] + sum over the channels c of m's group, the input positions i and the taps k with
+// o = i * stride - pad + k * dilation: W[c, m mod (M / group), k] X[c, i]. The weights are [C, M / group, kernel...].
+Value conv_transpose_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& x = image_input(ctx, inputs);
+  const Value& w = input(ctx, inputs, 1);
+  if (!w.constant) ctx.fail("the weights must be constant");
+  const std::int64_t channels = x.shape[1];
+  const std::int64_t group = int_attribute(ctx.node(), "group", 1);
+  if (w.shape.size() != x.shape.size() || group < 1 || channels % group != 0 || w.shape[0] != channels)
+    ctx.fail("inconsistent shapes: weights " + shape_string(w.shape) + " for input " + shape_string(x.shape) +
+             " in " + std::to_string(group) + " groups");
+  const Shape kernel = kernel_of(ctx, w);
+  const Window win = transposed_window_of(ctx, Shape(x.shape.begin() + 2, x.shape.end()), kernel);
+  const std::int64_t per_group = w.shape[1];  // output maps per group
+  const std::int64_t maps = per_group * group;
+  const std::int64_t in_per_group = channels / group;
+  const Eigen::VectorXd bias = bias_of(ctx, inputs, maps, win.out_size());
+  const Shape shape = with_channels(maps, win.out);
+  const std::int64_t taps = num_elements({channels, per_group, win.in_size(), win.kernel_size()});
+  check_taps(ctx, shape, taps);
+  const Eigen::VectorXd weights = w.offset();
+  Triplets triplets;
+  triplets.reserve(static_cast<std::size_t>(taps));
+  for (std::int64_t c = 0; c < channels; ++c)
+    for (std::int64_t j = 0; j < per_group; ++j) {
+      const std::int64_t m = c / in_per_group * per_group + j;
+      const std::int64_t w_base = (c * per_group + j) * win.kernel_size();
+      for_each_transposed_tap(win, [&](std::int64_t out, std::int64_t tap, std::int64_t in) {
+        if (weights[w_base + tap] != 0.0)
+          triplets.emplace_back(m * win.out_size() + out, c * win.in_size() + in, weights[w_base + tap]);
+      });
+    }
   return apply_sparse(ctx, x, maps * win.out_size(), triplets, bias, shape);
 }
 
@@ -326,6 +415,7 @@ std::vector<std::vector<Index>> max_pool_windows(const NodeContext& ctx, const V
 
 void add_conv_operators(std::unordered_map<std::string, Operator>& operators) {
   operators.emplace("Conv", conv_op);
+  operators.emplace("ConvTranspose", conv_transpose_op);
   operators.emplace("AveragePool", average_pool_op);
   operators.emplace("GlobalAveragePool", global_average_pool_op);
   operators.emplace("BatchNormalization", batch_normalization_op);

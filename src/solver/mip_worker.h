@@ -12,7 +12,8 @@ using MipSolveFunction = MipResult (*)(const LinearModel& model, const Deadline&
 
 // solve(model, deadline, parameters) in a worker thread: returns its result, or, when it has not returned
 // kGraceSeconds past the deadline or past a stop request, leaves it behind and returns the last bound it
-// reported (status kNoSolution; its points went to on_solution as it found them).
+// reported (status kNoSolution; its points went to on_solution as it found them). A model of at most a few
+// thousand nonzeros is solved in the calling thread instead (mip_worker.cc).
 MipResult solve_in_worker(MipSolveFunction solve, const LinearModel& model, const Deadline& deadline,
                           const MipParameters& parameters);
 

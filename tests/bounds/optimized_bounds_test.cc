@@ -65,15 +65,17 @@ TEST_P(Optimized, EveryIterationCountGivesAValidBound) {
   }
 }
 
-// A batch of nodes gives each node the bound it gets alone.
+// A batch of nodes gives each node the bound it gets alone; the batch (12 rows) takes the matrix products, a
+// single node the products row by row.
 TEST_P(Optimized, BatchMatchesSingleNodes) {
   const std::vector<SplitState> states = split_states(3);
   std::vector<Propagation> props;
   for (const SplitState& splits : states)
     props.push_back(propagate(net_, domain_.lower, domain_.upper, c(), c0(), splits, nullptr));
   std::vector<OptimizedNode> nodes;
-  for (std::size_t s = 0; s < states.size(); ++s)
-    nodes.push_back({&domain_.lower, &domain_.upper, &props[s].bounds, &states[s], nullptr});
+  for (int copy = 0; copy < 3; ++copy)
+    for (std::size_t s = 0; s < states.size(); ++s)
+      nodes.push_back({&domain_.lower, &domain_.upper, &props[s].bounds, &states[s], nullptr});
   const std::vector<OptimizedBound> together = optimized_bounds(net_, c(), c0(), nodes, {.iterations = 8});
   ASSERT_EQ(together.size(), nodes.size());
   for (std::size_t s = 0; s < nodes.size(); ++s) {

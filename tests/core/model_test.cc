@@ -164,6 +164,22 @@ TEST(ModelReduction, CompositeEqualsTheForwardPassesOfItsNetworks) {
   }
 }
 
+// The networks sit side by side in the composite's layers, beside one-weight carry rows: a layer is stored sparse
+// when at most a quarter of its weights are nonzero, with exactly those nonzeros, and equals its dense form.
+TEST(ModelReduction, CompositeLayersAreSparseWhenMostlyZero) {
+  const ReducedModel r = reduce(mixed_model());
+  int sparse = 0;
+  for (const DenseLayer& layer : r.composite->layers()) {
+    const Eigen::MatrixXd dense = layer.weights.to_dense();
+    const Eigen::Index nonzeros = (dense.array() != 0.0).count();
+    EXPECT_EQ(layer.weights.is_sparse(), nonzeros <= dense.size() / 4);
+    if (layer.weights.is_sparse()) EXPECT_EQ(layer.weights.stored(), nonzeros);
+    EXPECT_EQ(layer.weights, Weights(dense));
+    sparse += layer.weights.is_sparse();
+  }
+  EXPECT_GT(sparse, 0);
+}
+
 int unstable_alone(const Model& m, const Domain& box_of_v) {
   int alone = 0;
   for (const NetworkUse& use : m.networks) {
@@ -338,8 +354,7 @@ TEST(ModelReduction, OneNetworkOverItsInputIsNotPadded) {
 }
 
 // z - 0.5 x0 - 2 x1 == -1 is solved for z (the continuous variable of largest coefficient: x1 is integer);
-// 2 n0 + 3 n1 == 7 has only integer variables, neither coefficient divides the other, and it keeps two rows; z's
-// bounds become two rows over u = (x0, x1, n).
+// 2 n0 + 3 n1 <= 7 stays a row; z's bounds become two rows over u = (x0, x1, n).
 TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
   using R = Reference;
   Model m;
@@ -349,7 +364,7 @@ TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
                 {"g", shared(random_network(2, {3}, 1, 62)), {2, 4}, ""}};
   m.constraints = {{expr({{R::variable(1, 0), 1.0}, {R::variable(0, 0), -0.5}, {R::variable(0, 1), -2.0}}),
                     ConstraintSense::kEqual, -1.0, ""},
-                   {expr({{R::variable(2, 0), 2.0}, {R::variable(2, 1), 3.0}}), ConstraintSense::kEqual, 7.0, ""}};
+                   {expr({{R::variable(2, 0), 2.0}, {R::variable(2, 1), 3.0}}), ConstraintSense::kLessEqual, 7.0, ""}};
   m.objective = expr({{R::output(0, 0), 1.0}, {R::output(1, 0), 1.0}, {R::variable(1, 0), 0.5}});
   const ReducedModel r = reduce(m);
   ASSERT_EQ(r.domain.dim(), 4);
@@ -359,17 +374,17 @@ TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
   map(0, 0) = 1; map(1, 1) = 1; map(2, 0) = 0.5; map(2, 1) = 2; map(3, 2) = 1; map(4, 3) = 1;
   EXPECT_EQ(Eigen::MatrixXd(r.input_map), map);
   EXPECT_EQ(r.input_offset, (Eigen::VectorXd(5) << 0, 0, -1, 0, 0).finished());
-  ASSERT_EQ(r.domain.num_rows(), 4);  // 2 n0 + 3 n1 == 7 as two rows, then -1 <= 0.5 x0 + 2 x1 - 1 <= 2
+  ASSERT_EQ(r.domain.num_rows(), 3);  // 2 n0 + 3 n1 <= 7, then -1 <= 0.5 x0 + 2 x1 - 1 <= 2
   EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(0)), Eigen::RowVector4d(0, 0, 2, 3));
-  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(2)), Eigen::RowVector4d(0.5, 2, 0, 0));
-  EXPECT_EQ(r.domain.b[2], 3.0);
-  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(3)), Eigen::RowVector4d(-0.5, -2, 0, 0));
-  EXPECT_EQ(r.domain.b[3], 0.0);
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(1)), Eigen::RowVector4d(0.5, 2, 0, 0));
+  EXPECT_EQ(r.domain.b[1], 3.0);
+  EXPECT_EQ(Eigen::RowVector4d(r.domain.A.row(2)), Eigen::RowVector4d(-0.5, -2, 0, 0));
+  EXPECT_EQ(r.domain.b[2], 0.0);
   std::mt19937_64 rng(9);
   for (int sample = 0; sample < 100; ++sample) {
     Eigen::VectorXd u = random_point(r.domain, rng);
     u[1] = std::round(u[1]);
-    u[2] = 2.0;  // the one integer solution of 2 n0 + 3 n1 == 7 in the box
+    u[2] = sample % 3;  // within 2 n0 + 3 n1 <= 7
     u[3] = 1.0;
     const Eigen::VectorXd v = r.variables(u);
     const Eigen::VectorXd y = r.composite->forward(u);
@@ -384,7 +399,8 @@ TEST(ModelReduction, EqualitiesEliminateContinuousVariables) {
 
 // A choice of one option, n0 + n1 + n2 == 1 over binaries, is solved for n0 (no network reads it; f reads n1, n2
 // and x), and n0 - m == 0 then for m (2 - ... : the integer quotients); at every integer u the eliminated variables
-// are integers and the choice holds exactly. 2 n1 + 4 m == 3 has no integral solution for any pivot: kept as rows.
+// are integers and the choice holds exactly. 2 n1 + 4 m == 3 (-2 n1 - 4 n2 == -1 once m is eliminated) can be
+// solved for no variable with whole quotients: refused, naming the constraint.
 TEST(ModelReduction, AnEqualityOverIntegersIsSolvedForAVariableWhoseCoefficientDividesTheRest) {
   using R = Reference;
   Model m;
@@ -416,7 +432,14 @@ TEST(ModelReduction, AnEqualityOverIntegersIsSolvedForAVariableWhoseCoefficientD
   EXPECT_EQ(feasible, 3);
   m.constraints.push_back(
       testing::make_constraint({{R::variable(0, 1), 2.0}, {R::variable(2, 0), 4.0}}, ConstraintSense::kEqual, 3.0));
-  EXPECT_EQ(reduce(m).domain.dim(), 3);
+  m.constraints.back().name = "lattice";
+  try {
+    reduce(m);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("constraint 2 ('lattice'): an equality over integer variables alone"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(ModelReduction, ModelWithoutNetworksIsTheIdentity) {

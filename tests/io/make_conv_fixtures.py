@@ -5,7 +5,8 @@ Each model is built node by node together with its reference forward pass: numpy
 operator definitions (explicit zero padding and loops over output positions and kernel taps), independent of
 the C++ reader. expected.json holds, per file, a few inputs (uniform in [0, 1], flattened row-major) and the
 reference outputs. Weights are DOUBLE, small and random from a fixed seed, so the reader must match to 1e-9.
-The refused models (softmax, sigmoid, bad attributes) are written alongside; max pooling, residual blocks and
+Transposed convolutions are checked against a scatter-then-crop reference. The refused models (softmax, sigmoid,
+bad attributes) are written alongside; max pooling, residual blocks and
 the other piecewise-linear operators have their fixtures in tests/io/make_pwl_fixtures.py.
 Usage: /usr/bin/python3 tests/io/make_conv_fixtures.py
 """
@@ -41,6 +42,26 @@ def ref_conv(x, w, b, strides, pads, dilations, group):
                 cols = j * strides[1] + dilations[1] * np.arange(kw)
                 patch = xp[g * per_group:(g + 1) * per_group][:, rows][:, :, cols]
                 y[m, i, j] = np.sum(patch * w[m]) + (b[m] if b is not None else 0.0)
+    return y[None]
+
+
+def ref_conv_transpose(x, w, b, strides, pads, dilations, output_padding, group):
+    """x [1,C,H,W], w [C,M/group,kh,kw], pads (top, left, bottom, right): every input pixel scatters its kernel,
+    scaled, into a full output of stride (in - 1) + (k - 1) dilation + 1 + output_padding, then pads are cropped."""
+    channels, per_group, kh, kw = w.shape
+    _, _, h, wd = x.shape
+    full = np.zeros((per_group * group, strides[0] * (h - 1) + (kh - 1) * dilations[0] + 1 + output_padding[0],
+                     strides[1] * (wd - 1) + (kw - 1) * dilations[1] + 1 + output_padding[1]))
+    for c in range(channels):
+        g = c // (channels // group)
+        for i in range(h):
+            for j in range(wd):
+                rows = i * strides[0] + dilations[0] * np.arange(kh)
+                cols = j * strides[1] + dilations[1] * np.arange(kw)
+                full[g * per_group:(g + 1) * per_group, rows[:, None], cols[None, :]] += x[0, c, i, j] * w[c]
+    y = full[:, pads[0]:full.shape[1] - pads[2], pads[1]:full.shape[2] - pads[3]]
+    if b is not None:
+        y = y + b[:, None, None]
     return y[None]
 
 
@@ -111,6 +132,22 @@ class Net:
                          lambda x: ref_conv(x, wt, b, strides, pads_used, dilations, group), probe.shape,
                          kernel_shape=list(kernel), **attrs)
 
+    def conv_transpose(self, maps, kernel, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), output_padding=(0, 0),
+                       group=1):
+        c = self.shape[1]
+        wt = self.weights(c, maps // group, kernel[0], kernel[1])
+        b = self.rng.uniform(-0.2, 0.2, maps)
+        attrs = {"kernel_shape": list(kernel)}
+        for key, value, default in (("pads", pads, (0, 0, 0, 0)), ("strides", strides, (1, 1)),
+                                    ("dilations", dilations, (1, 1)), ("output_padding", output_padding, (0, 0))):
+            if tuple(value) != default:
+                attrs[key] = list(value)
+        if group != 1:
+            attrs["group"] = group
+        step = lambda x: ref_conv_transpose(x, wt, b, strides, pads, dilations, output_padding, group)  # noqa: E731
+        probe = step(np.zeros([1] + self.shape[1:]))
+        return self.node("ConvTranspose", [self.const(wt, "W"), self.const(b, "B")], step, probe.shape, **attrs)
+
     def relu(self):
         self.hidden += 1
         return self.node("Relu", [], lambda x: np.maximum(x, 0), self.shape)
@@ -157,6 +194,10 @@ class Net:
         self.steps.append(lambda x: x.reshape(1, -1))
         self.current, self.shape = f"flat{n}", [1, int(np.prod(self.shape))]
         return self
+
+    def reshape_to(self, shape):
+        return self.node("Reshape", [self.const(np.array(shape, np.int64), "shape")],
+                         lambda x: x.reshape(shape), shape)
 
     def gemm(self, n):
         w, b = self.weights(n, self.shape[1]), self.rng.uniform(-0.2, 0.2, n)
@@ -262,6 +303,9 @@ def refused_models():
     net.node("Pad", [net.const(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads")], None, [1, 1, 5, 5],
              mode="reflect")
     bad["pad_reflect"] = (net.flatten().gemm(1).model(), ["reflect", "Pad"])
+    net = Net([1, 1, 3, 3], 27).conv_transpose(2, (3, 3), strides=(2, 2))
+    net.nodes[-1].attribute.append(helper.make_attribute("output_shape", [7, 7]))
+    bad["convtranspose_output_shape"] = (net.relu().flatten().gemm(1).model(), ["output_shape", "ConvTranspose"])
     return bad
 
 
@@ -272,6 +316,15 @@ def main():
     nets = good_models()
     nets["pad_slice_cast_dropout"] = pad_slice_cast_dropout()
     nets["slice_huge_steps"] = slice_huge_steps()
+    # Transposed convolutions (a cGAN generator's upsampling): stride and cropped pads, output padding and
+    # dilation, groups, after a fully connected layer (dense rows) as a generator starts.
+    nets["convtranspose_stride2"] = Net([1, 2, 3, 3], 30).conv_transpose(3, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1)) \
+        .relu().flatten().gemm(2)
+    nets["convtranspose_outpad_dilation"] = Net([1, 1, 3, 4], 31) \
+        .conv_transpose(2, (2, 3), strides=(2, 3), pads=(0, 1, 1, 0), dilations=(2, 1), output_padding=(1, 2)) \
+        .relu().flatten().gemm(2)
+    nets["convtranspose_groups_after_gemm"] = Net([1, 4], 32).gemm(18).relu().reshape_to([1, 2, 3, 3]) \
+        .conv_transpose(4, (2, 2), strides=(2, 2), group=2).relu().conv(2, (3, 3)).relu().flatten().gemm(2)
     for name, net in nets.items():
         file = name + ".onnx"
         with open(os.path.join(OUT, file), "wb") as f:
