@@ -26,7 +26,7 @@ fuzz_target() {
   local log="$build_dir/fuzz-$target.log"
   mkdir -p "$corpus" "$artifacts"
   # -timeout: an input taking 10 s is a finding (the readers are linear in their input); -rss_limit_mb: the
-  # readers refuse tensors above 256 MB (fuzz/fuzz_reader.h), so 2 GB of memory is a leak or a missing check.
+  # readers refuse tensors above 64 MB (fuzz/fuzz_reader.h), so 2 GB of memory is a leak or a missing check.
   "$build_dir/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -dict="$(dict_of "$target")" -artifact_prefix="$artifacts/$target-" -print_final_stats=1 \
     "$corpus" "fuzz/corpus/$target" > "$log" 2>&1

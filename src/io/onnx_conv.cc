@@ -103,7 +103,8 @@ void for_each_strided_tap(const Window& w, const Shape& from, const Shape& to, c
   const std::size_t rank = from.size();
   const std::vector<std::int64_t> to_strides = row_major_strides(to);
   Shape p(rank, 0);
-  for (std::int64_t flat = 0; flat < num_elements(from); ++flat) {
+  const std::int64_t positions = num_elements(from);
+  for (std::int64_t flat = 0; flat < positions; ++flat) {
     Shape k(rank, 0);
     for (std::int64_t tap = 0; tap < w.kernel_size(); ++tap) {
       std::int64_t q = 0;
