@@ -62,7 +62,8 @@ class Weights {
   bool allFinite() const;
   // Whether every entry lies in [-limit, limit] (false with a NaN).
   bool within(double limit) const;
-  bool operator==(const Weights& other) const { return to_dense() == other.to_dense(); }
+  // The same shape and entries, however each is stored (a sparse W is not written out).
+  bool operator==(const Weights& other) const;
 
   // W X
   template <typename Derived>

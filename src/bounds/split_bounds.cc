@@ -75,8 +75,12 @@ bool in_polyhedron(const std::vector<double>& x, const DenseLayer& layer, const 
   for (std::size_t j = 0; j < splits.size(); ++j) {
     if (splits[j] == Split::kFree) continue;
     const Eigen::Index n = static_cast<Eigen::Index>(j);
-    const double h = layer.weights.row(n).dot(v) + layer.bias[n];
-    const double scale = kTol * (1.0 + layer.weights.row(n).cwiseAbs().dot(v.cwiseAbs()) + std::abs(layer.bias[n]));
+    double h = layer.bias[n], reach = std::abs(layer.bias[n]);  // a sparse row visits its nonzeros only
+    layer.weights.for_each_in_row(n, [&](Eigen::Index i, double w) {
+      h += w * v[i];
+      reach += std::abs(w * v[i]);
+    });
+    const double scale = kTol * (1.0 + reach);
     if (splits[j] == Split::kActive ? h < -scale : h > scale) return false;
   }
   return true;

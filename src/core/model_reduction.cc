@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "core/magnitude.h"
 #include "core/network_specialize.h"
@@ -228,6 +230,27 @@ Carry carry_sets(const Model& model, const Layout& places) {
   return out;
 }
 
+// A composite layer as its parts are placed: the weights as entries (summed where they meet), stored sparse when
+// at most a quarter of them are nonzero. The networks sit side by side in block-diagonal layers and carried
+// variables take one weight a row, so a composite of large or sparse networks is mostly zeros.
+struct LayerEntries {
+  Eigen::Index rows = 0, cols = 0;
+  std::vector<Eigen::Triplet<double>> entries;
+  Eigen::VectorXd bias;
+  std::vector<std::uint8_t> linear;
+
+  void add(Eigen::Index j, Eigen::Index i, double w) {
+    if (w != 0.0) entries.emplace_back(static_cast<int>(j), static_cast<int>(i), w);
+  }
+  DenseLayer layer() const {
+    Weights::Sparse w(rows, cols);
+    w.setFromTriplets(entries.begin(), entries.end());
+    w.prune(0.0);
+    if (w.nonZeros() > rows * cols / 4) return DenseLayer{Eigen::MatrixXd(w), bias, linear};
+    return DenseLayer{std::move(w), bias, linear};
+  }
+};
+
 // What building the composite's layers needs.
 struct Composite {
   const Model& model;
@@ -239,16 +262,16 @@ struct Composite {
   std::vector<int> output_offset;
 
   // Adds `weights` * v_i (a column over the rows from `row`) to the first layer, whose input is u.
-  void add_variable(DenseLayer& layer, int row, int i, const Eigen::VectorXd& weights) const {
+  void add_variable(LayerEntries& layer, int row, int i, const Eigen::VectorXd& weights) const {
     for (SparseMap::InnerIterator it(input.R, i); it; ++it)
-      layer.weights.dense().col(it.col()).segment(row, weights.size()) += it.value() * weights;
+      for (Eigen::Index s = 0; s < weights.size(); ++s) layer.add(row + s, it.col(), it.value() * weights[s]);
     layer.bias.segment(row, weights.size()) += input.r[i] * weights;
   }
 };
 
 // Network k's layer t as rows [row, row + its width) of composite layer j (input columns as `places` puts the
 // previous layer; u itself at j = 0). Its first layer reads v from the carried relu(v - L), adding W L back.
-void place_network_layer(const Composite& c, int k, int t, int j, int row, DenseLayer& layer) {
+void place_network_layer(const Composite& c, int k, int t, int j, int row, LayerEntries& layer) {
   const NetworkUse& use = c.model.networks[static_cast<std::size_t>(k)];
   const DenseLayer& own = use.network->layers()[static_cast<std::size_t>(t)];
   const Eigen::Index rows = own.weights.rows();
@@ -258,7 +281,10 @@ void place_network_layer(const Composite& c, int k, int t, int j, int row, Dense
     std::copy(own.linear.begin(), own.linear.end(), layer.linear.begin() + row);
   }
   if (t > 0) {
-    layer.weights.dense().block(row, c.places.start[j - 1][k], rows, own.weights.cols()) = own.weights.to_dense();
+    for (Eigen::Index r = 0; r < rows; ++r)
+      own.weights.for_each_in_row(r, [&](Eigen::Index i, double w) {
+        layer.add(row + r, c.places.start[j - 1][k] + i, w);
+      });
     return;
   }
   for (std::size_t i = 0; i < use.input.size(); ++i) {
@@ -268,14 +294,15 @@ void place_network_layer(const Composite& c, int k, int t, int j, int row, Dense
       c.add_variable(layer, row, v, w);
       continue;
     }
-    layer.weights.dense().col(c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]).segment(row, rows) += w;
+    const int carried = c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)];
+    for (Eigen::Index r = 0; r < rows; ++r) layer.add(row + r, carried, w[r]);
     layer.bias.segment(row, rows) += w * c.shift[v];
   }
 }
 
 // The carried variables: relu(v - L) in the first hidden layer, then relu of themselves, and + L back into the
 // emitted ones in the output layer (v itself when there is no hidden layer).
-void place_carry(const Composite& c, int j, DenseLayer& layer) {
+void place_carry(const Composite& c, int j, LayerEntries& layer) {
   const Eigen::VectorXd one = Eigen::VectorXd::Ones(1);
   if (j == c.depth) {
     for (std::size_t t = 0; t < c.carry.emitted.size(); ++t) {
@@ -284,7 +311,7 @@ void place_carry(const Composite& c, int j, DenseLayer& layer) {
         c.add_variable(layer, row, v, one);
         continue;
       }
-      layer.weights.dense()(row, c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)]) = 1.0;
+      layer.add(row, c.places.carry[j - 1] + c.carry.position[static_cast<std::size_t>(v)], 1.0);
       layer.bias[row] = c.shift[v];
     }
     return;
@@ -292,7 +319,7 @@ void place_carry(const Composite& c, int j, DenseLayer& layer) {
   for (std::size_t p = 0; p < c.carry.carried.size(); ++p) {
     const int v = c.carry.carried[p], row = c.places.carry[j] + static_cast<int>(p);
     if (j > 0) {
-      layer.weights.dense()(row, c.places.carry[j - 1] + static_cast<int>(p)) = 1.0;
+      layer.add(row, c.places.carry[j - 1] + static_cast<int>(p), 1.0);
       continue;
     }
     c.add_variable(layer, row, v, one);
@@ -305,14 +332,14 @@ DenseLayer composite_layer(const Composite& c, int j) {
   const bool output = j == c.depth;
   const int rows = output ? c.output_offset.back() + static_cast<int>(c.carry.emitted.size()) : c.places.width[j];
   const int cols = j == 0 ? static_cast<int>(c.input.R.cols()) : c.places.width[j - 1];
-  DenseLayer layer{Eigen::MatrixXd::Zero(rows, cols), Eigen::VectorXd::Zero(rows)};
+  LayerEntries layer{rows, cols, {}, Eigen::VectorXd::Zero(rows), {}};
   for (std::size_t k = 0; k < c.model.networks.size(); ++k) {
     const int t = j - c.places.first[k];
     const int row = output ? c.output_offset[k] : t >= 0 ? c.places.start[j][k] : -1;
     if (t >= 0) place_network_layer(c, static_cast<int>(k), t, j, row, layer);
   }
   place_carry(c, j, layer);
-  return layer;
+  return layer.layer();
 }
 
 // L_i = carry_shift of v_i's lower bound over u's box (l_i itself for a variable not eliminated).

@@ -79,6 +79,14 @@ bool Weights::allFinite() const {
   return Eigen::Map<const Eigen::VectorXd>(sparse_.valuePtr(), sparse_.nonZeros()).allFinite();
 }
 
+bool Weights::operator==(const Weights& other) const {
+  if (rows() != other.rows() || cols() != other.cols()) return false;
+  if (!is_sparse_ && !other.is_sparse_) return dense_ == other.dense_;
+  Sparse difference = to_sparse() - other.to_sparse();
+  difference.prune(0.0);
+  return difference.nonZeros() == 0;
+}
+
 bool Weights::within(double limit) const {
   if (!is_sparse_) return (dense_.array().abs() <= limit).all();
   return (Eigen::Map<const Eigen::VectorXd>(sparse_.valuePtr(), sparse_.nonZeros()).array().abs() <= limit).all();

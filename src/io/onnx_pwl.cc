@@ -186,7 +186,8 @@ Value extremum(const NodeContext& ctx, const Inputs& inputs, double sign, const 
   std::vector<Value> terms;
   std::vector<std::pair<const Value*, Index>> parts;
   std::vector<std::vector<Index>> groups(static_cast<std::size_t>(n));
-  for (std::size_t k = 0; k < inputs.size(); ++k) terms.push_back(scaled(ctx, broadcast_to(ctx, *inputs[k], shape), sign));
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    terms.push_back(scaled(ctx, broadcast_to(ctx, *inputs[k], shape), sign));
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Index top = static_cast<Index>(k) * n;
     for (Index i = 0; i < n; ++i) {

@@ -543,6 +543,13 @@ Value transpose(const NodeContext& ctx, const Value& v, Shape perm) {
     shape[k] = v.shape[p];
     strides[k] = source_strides[p];
   }
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  if (v.constant && rank == 2 && normalize_axis(ctx, perm[0], rank) == 1) {  // Gemm's transB: no index per element
+    Value out = make_constant(shape, Eigen::VectorXd(v.rows.size()));
+    Eigen::Map<RowMajor>(out.rows.data(), shape[0], shape[1]) =
+        Eigen::Map<const RowMajor>(v.rows.data(), v.shape[0], v.shape[1]).transpose();
+    return out;
+  }
   return gather(ctx, v, shape, strides);
 }
 
@@ -556,8 +563,8 @@ Value reshape(const NodeContext& ctx, const Value& v, Shape shape) {
 
 // m s for constant weights m and sparse rows s: sparse when at most a quarter of m's entries are nonzero (a
 // block-diagonal layer, a pooling written as a Gemm), so that the result follows its nonzeros.
-Value weighted_rows(const NodeContext& ctx, const Value& affine, const Eigen::Ref<const Eigen::MatrixXd>& m,
-                    const SparseRows& s, Shape shape) {
+template <typename Matrix>
+Value weighted_rows(const NodeContext& ctx, const Value& affine, const Matrix& m, const SparseRows& s, Shape shape) {
   if ((m.array() != 0.0).count() * 4 <= m.size()) {
     const SparseRows weights = m.sparseView();
     Index estimate = 0;  // the product's nonzeros at most
@@ -574,8 +581,10 @@ Value weighted_rows(const NodeContext& ctx, const Value& affine, const Eigen::Re
 
 // numpy matmul restricted to batch dimensions of size 1: out[i,j] = sum_k a[i,k] b[k,j]. One operand must be
 // constant; the other may be affine, with the weight on either side (x @ W or W @ x). A sparse operand of one row
-// (x @ W) or one column (W @ x), the usual Gemm, keeps the product from a dense copy of its rows.
-Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
+// (x @ W) or one column (W @ x), the usual Gemm, keeps the product from a dense copy of its rows. With
+// `b_transposed` (Gemm's transB), a constant 2-D b is read as its transpose, which spares a copy of the weights.
+Value matmul(const NodeContext& ctx, const Value& a, const Value& b, bool b_transposed) {
+  if (b_transposed && (!b.constant || b.shape.size() != 2)) return matmul(ctx, a, transpose(ctx, b, {}), false);
   if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
   if (a.shape.empty() || b.shape.empty()) ctx.fail("inconsistent shapes: MatMul of a scalar");
   for (const Value* v : {&a, &b})
@@ -585,8 +594,8 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   const bool b_vector = b.shape.size() == 1;
   const std::int64_t p = a_vector ? 1 : a.shape[a.shape.size() - 2];
   const std::int64_t q = a.shape.back();
-  const std::int64_t q_b = b_vector ? b.shape[0] : b.shape[b.shape.size() - 2];
-  const std::int64_t r = b_vector ? 1 : b.shape.back();
+  const std::int64_t q_b = b_vector ? b.shape[0] : b.shape[b.shape.size() - (b_transposed ? 1 : 2)];
+  const std::int64_t r = b_vector ? 1 : b.shape[b_transposed ? 0 : b.shape.size() - 1];
   if (q != q_b) ctx.fail("inconsistent shapes " + shape_string(a.shape) + " and " + shape_string(b.shape));
   if (num_elements({p, r}) < 0)
     ctx.fail("MatMul result [" + std::to_string(p) + "," + std::to_string(r) + "] is too large");
@@ -601,30 +610,32 @@ Value matmul(const NodeContext& ctx, const Value& a, const Value& b) {
   if (a_vector && b_vector) shape = {};
 
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Value& affine = a.constant ? b : a;
-  const Eigen::VectorXd weights_data = (a.constant ? a : b).offset();
-  if ((affine.sparse || affine.identity) && (a.constant ? r : p) == 1) {
-    const SparseRows rows = to_sparse(affine);
-    if (b.constant) return weighted_rows(ctx, affine, Eigen::Map<const RowMajor>(weights_data.data(), q, r).transpose(),
-                                         rows, shape);
-    return weighted_rows(ctx, affine, Eigen::Map<const RowMajor>(weights_data.data(), p, q), rows, shape);
-  }
-  if (affine.sparse || affine.identity)
-    return a.constant ? matmul(ctx, a, dense_rows(ctx, b)) : matmul(ctx, dense_rows(ctx, a), b);
+  // b is the weight when constant (a too when both are: constant folding).
+  const Value& affine = b.constant ? a : b;
+  const double* weights_data = (b.constant ? b : a).rows.data();  // a constant's one column
+  // b as W^T (r x q), a view of its data either way.
+  const Eigen::Map<const RowMajor> b_rows(weights_data, b_transposed ? r : q, b_transposed ? q : r);
+  const auto product = [&](const auto& w_transposed) -> Value {
+    if ((affine.sparse || affine.identity) && p == 1)
+      return weighted_rows(ctx, affine, w_transposed, to_sparse(affine), shape);
+    if (affine.sparse || affine.identity) return matmul(ctx, dense_rows(ctx, a), b, b_transposed);
+    ctx.check_memory({p, r}, affine.columns());
+    Value out = like(affine, shape);
+    for (std::int64_t i = 0; i < p; ++i) out.rows.middleRows(i * r, r) = w_transposed * a.rows.middleRows(i * q, q);
+    return out;
+  };
+  if (b.constant) return b_transposed ? product(b_rows) : product(b_rows.transpose());
+  if ((affine.sparse || affine.identity) && r == 1)
+    return weighted_rows(ctx, affine, Eigen::Map<const RowMajor>(weights_data, p, q), to_sparse(affine), shape);
+  if (affine.sparse || affine.identity) return matmul(ctx, a, dense_rows(ctx, b), false);
   ctx.check_memory({p, r}, affine.columns());
   Value out = like(affine, shape);
-  if (b.constant) {
-    const Eigen::Map<const RowMajor> weights(weights_data.data(), q, r);
-    for (std::int64_t i = 0; i < p; ++i)
-      out.rows.middleRows(i * r, r) = weights.transpose() * a.rows.middleRows(i * q, q);
-  } else {
-    const Eigen::Map<const RowMajor> weights(weights_data.data(), p, q);
-    Eigen::MatrixXd column(q, b.rows.cols());
-    for (std::int64_t j = 0; j < r; ++j) {
-      for (std::int64_t k = 0; k < q; ++k) column.row(k) = b.rows.row(k * r + j);
-      const Eigen::MatrixXd product = weights * column;
-      for (std::int64_t i = 0; i < p; ++i) out.rows.row(i * r + j) = product.row(i);
-    }
+  const Eigen::Map<const RowMajor> weights(weights_data, p, q);
+  Eigen::MatrixXd column(q, b.rows.cols());
+  for (std::int64_t j = 0; j < r; ++j) {
+    for (std::int64_t k = 0; k < q; ++k) column.row(k) = b.rows.row(k * r + j);
+    const Eigen::MatrixXd rows = weights * column;
+    for (std::int64_t i = 0; i < p; ++i) out.rows.row(i * r + j) = rows.row(i);
   }
   return out;
 }
@@ -640,14 +651,15 @@ using detail::ReadLimits;
 
 Value gemm_op(const NodeContext& ctx, const Inputs& inputs) {
   const onnx::NodeProto& node = ctx.node();
-  Value a = input(ctx, inputs, 0);
-  Value b = input(ctx, inputs, 1);
+  const Value& a = input(ctx, inputs, 0);
+  const Value& b = input(ctx, inputs, 1);
   if (a.shape.size() != 2 || b.shape.size() != 2)
     ctx.fail("inconsistent shapes: Gemm needs 2-D inputs, got " + shape_string(a.shape) + " and " +
              shape_string(b.shape));
-  if (int_attribute(node, "transA", 0)) a = transpose(ctx, a, {});
-  if (int_attribute(node, "transB", 0)) b = transpose(ctx, b, {});
-  Value y = multiply(ctx, matmul(ctx, a, b), scalar(float_attribute(ctx, "alpha", 1.0)));
+  const bool trans_b = int_attribute(node, "transB", 0) != 0;
+  Value ab = int_attribute(node, "transA", 0) ? matmul(ctx, transpose(ctx, a, {}), b, trans_b)
+                                               : matmul(ctx, a, b, trans_b);
+  Value y = multiply(ctx, ab, scalar(float_attribute(ctx, "alpha", 1.0)));
   if (inputs.size() < 3 || inputs[2] == nullptr) return y;  // C is optional from opset 11
   const Value c = multiply(ctx, *inputs[2], scalar(float_attribute(ctx, "beta", 1.0)));
   if (broadcast_shape(ctx, y.shape, c.shape) != y.shape)
@@ -657,7 +669,7 @@ Value gemm_op(const NodeContext& ctx, const Inputs& inputs) {
 }
 
 Value matmul_op(const NodeContext& ctx, const Inputs& inputs) {
-  return matmul(ctx, input(ctx, inputs, 0), input(ctx, inputs, 1));
+  return matmul(ctx, input(ctx, inputs, 0), input(ctx, inputs, 1), false);
 }
 
 Value add_op(const NodeContext& ctx, const Inputs& inputs) {
@@ -850,19 +862,25 @@ class GraphReader {
   // Tracking starts from a dense identity on the input, of size n x (n + 1).
   static constexpr std::int64_t kMaxInputSize = 16384;
 
-  GraphReader(const onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits)
+  // The graph's initializers give up their bytes as they are decoded.
+  GraphReader(onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits)
       : graph_(graph), path_(path), limits_(limits) {}
 
   Network read() {
     // Two initializers of one name would leave it to the order which weights a node reads.
-    for (const onnx::TensorProto& tensor : graph_.initializer())
+    for (onnx::TensorProto& tensor : *graph_.mutable_initializer()) {
       if (!values_.emplace(tensor.name(), tensor_value(tensor, "of '" + path_ + "'", limits_)).second)
         throw Error("'" + path_ + "' has two initializers named '" + tensor.name() + "'");
+      std::string().swap(*tensor.mutable_raw_data());  // held as doubles now: the file's bytes are freed
+      tensor.clear_float_data();
+      tensor.clear_double_data();
+    }
     bind_input();
     for (int i = 0; i < graph_.node_size(); ++i)
       for (const std::string& name : graph_.node(i).input()) last_use_[name] = i;
     for (const onnx::ValueInfoProto& output : graph_.output()) last_use_[output.name()] = graph_.node_size();
-    for (auto it = values_.begin(); it != values_.end();) it = last_use_.count(it->first) ? std::next(it) : values_.erase(it);
+    for (auto it = values_.begin(); it != values_.end();)  // initializers no node reads
+      it = last_use_.count(it->first) ? std::next(it) : values_.erase(it);
     for (int i = 0; i < graph_.node_size(); ++i) {
       // The memory check of every tensor a node builds counts the layers and every tensor still alive.
       double alive = layer_bytes_;
@@ -1117,7 +1135,7 @@ class GraphReader {
   }
 
 
-  const onnx::GraphProto& graph_;
+  onnx::GraphProto& graph_;
   const std::string& path_;
   ReadLimits limits_;
   std::unordered_map<std::string, Value> values_;
@@ -1149,7 +1167,7 @@ Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& l
     if (!model.ParseFromIstream(&in) || !model.has_graph() || model.ir_version() == 0)
       throw Error("'" + name + "' is not an ONNX model");
     check_opset(model, name);
-    return GraphReader(model.graph(), name, limits).read();
+    return GraphReader(*model.mutable_graph(), name, limits).read();
   } catch (const Error& e) {
     throw Error(printable(e.what()));  // names from the file may hold any bytes
   }

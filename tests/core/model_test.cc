@@ -164,6 +164,22 @@ TEST(ModelReduction, CompositeEqualsTheForwardPassesOfItsNetworks) {
   }
 }
 
+// The networks sit side by side in the composite's layers, beside one-weight carry rows: a layer is stored sparse
+// when at most a quarter of its weights are nonzero, with exactly those nonzeros, and equals its dense form.
+TEST(ModelReduction, CompositeLayersAreSparseWhenMostlyZero) {
+  const ReducedModel r = reduce(mixed_model());
+  int sparse = 0;
+  for (const DenseLayer& layer : r.composite->layers()) {
+    const Eigen::MatrixXd dense = layer.weights.to_dense();
+    const Eigen::Index nonzeros = (dense.array() != 0.0).count();
+    EXPECT_EQ(layer.weights.is_sparse(), nonzeros <= dense.size() / 4);
+    if (layer.weights.is_sparse()) EXPECT_EQ(layer.weights.stored(), nonzeros);
+    EXPECT_EQ(layer.weights, Weights(dense));
+    sparse += layer.weights.is_sparse();
+  }
+  EXPECT_GT(sparse, 0);
+}
+
 int unstable_alone(const Model& m, const Domain& box_of_v) {
   int alone = 0;
   for (const NetworkUse& use : m.networks) {
