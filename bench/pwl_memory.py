@@ -17,7 +17,7 @@ resident memory (wait4's ru_maxrss), and the first line of its error. --verify-m
 with main's binary first, then `--labels after`); the table is written from every run the file holds.
 
     /usr/bin/python3 bench/pwl_memory.py --before OLD/reluopt --after build/reluopt [--labels before after]
-        [--models cifar_resnet3_c1 cifar_resnet3_c2 maxpool28 ...] [--runs F.json] [--out F.md]
+        [--models cifar_resnet3_c1 cifar_resnet3_c2 maxpool28 ...] [--runs RUNS.json] [--out OUT_FILE]
 """
 import argparse
 import json
