@@ -159,6 +159,9 @@ std::vector<NearestAxis> scaled_axes(const NodeContext& ctx, const Value& v, con
       a.out = sizes[d];
       a.scale = static_cast<double>(a.out) / static_cast<double>(a.in);
     }
+    // Each axis's sources are listed before the element count is checked: an axis past the largest tensor is
+    // refused even beside an empty one.
+    if (a.out > kMaxElements) ctx.fail("dimension " + std::to_string(d) + " of the result is too large");
   }
   return axes;
 }

@@ -227,6 +227,9 @@ def refused_models():
     g = Graph([1, 6], 103)
     a, b = split(g, g.gemm("x", 6), 1, [2, 3], "input")  # lengths that do not add up to 6
     bad["split_bad_lengths"] = g.model(g.gemm(a, 1))
+    g = Graph([1, 1, 2, 2], 104)  # no elements, one axis of 2^40: refused before its sources are listed
+    y = node(g, "Resize", ["x"], None, [1, 0, 2 ** 40, 2], extra=["", "", ints(g, [1, 0, 2 ** 40, 2])])
+    bad["resize_huge_axis"] = g.model(g.gemm(reshape(g, y, [1, 0]), 1))
     return bad
 
 

@@ -61,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Binarized networks (traffic-sign recognition) are step functions, not networks of ReLUs.
         BadFixture{"sign.onnx", {"unsupported ONNX operator 'Sign'", "node 't1'", "a step function"}},
         BadFixture{"resize_linear.onnx", {"mode 'linear' is not supported (only nearest)", "(Resize)"}},
-        BadFixture{"split_bad_lengths.onnx", {"split [2,3] does not cut dimension 6 into 2 outputs", "(Split)"}}),
+        BadFixture{"split_bad_lengths.onnx", {"split [2,3] does not cut dimension 6 into 2 outputs", "(Split)"}},
+        BadFixture{"resize_huge_axis.onnx", {"dimension 2 of the result is too large", "(Resize)"}}),
     testing::bad_fixture_test_name);
 
 }  // namespace
