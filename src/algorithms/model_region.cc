@@ -8,6 +8,7 @@
 #include "algorithms/proof_check.h"
 #include "core/worker_threads.h"
 #include "formulation/mip_formulation.h"
+#include "solver/clp_lp.h"
 
 namespace reluopt {
 
@@ -67,12 +68,17 @@ RegionSolver::RegionSolver(const Problem& problem, const FreeMask* concave, cons
 }
 
 RegionOutcome RegionSolver::solve(const ActivationPattern& pattern, const Deadline& deadline) {
-  RegionOutcome outcome;
+  RegionOutcome stopped;
+  stopped.status = RegionStatus::kStopped;
+  if (deadline.remaining() < declined_seconds_) return stopped;
+  const double started = deadline.elapsed();
   const std::optional<LinearModel> model = region_problem(problem_, pattern, concave_, deadline);
-  if (!model) {
-    outcome.status = RegionStatus::kStopped;
-    return outcome;
+  if (!model) return stopped;
+  if (const double setup = ClpLp::setup_seconds(*model); mip_ == nullptr && setup > deadline.remaining()) {
+    declined_seconds_ = deadline.elapsed() - started + setup;
+    return stopped;
   }
+  RegionOutcome outcome;
   std::vector<double> values;
   if (mip_ != nullptr) {
     MipResult solution = mip_->solve(*model, deadline, MipParameters{});

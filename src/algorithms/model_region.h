@@ -44,6 +44,10 @@ struct RegionOutcome {
 
 // Solves region problems: an LP by the sampling path's dense simplex, or, with integer coordinates, a small MIP on
 // the MIP solver. One object per thread.
+//
+// kStopped: the deadline expired, or the region's LP could not be set up in the time left (ClpLp::setup_seconds).
+// Such an LP tells how long a region of this network takes to build and set up; while less time than that is
+// left, later regions are declined before they are composed, and the caller's samples go on alone.
 class RegionSolver {
  public:
   RegionSolver(const Problem& problem, const FreeMask* concave, const Deadline& deadline);
@@ -54,6 +58,7 @@ class RegionSolver {
   const FreeMask* concave_;
   DenseFirstLp lp_;
   std::unique_ptr<MipSolver> mip_;
+  double declined_seconds_ = 0.0;  // what the last declined region took to build, plus its LP's setup estimate
 };
 
 // The rows' violation at x, sum_i max(0, (C y - e)_i) / max(1, |e_i|) with y = f(x), and its gradient in x on x's

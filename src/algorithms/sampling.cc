@@ -161,7 +161,9 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
       continue;
     }
     RegionOutcome region = regions.solve(pattern, deadline);
-    if (region.status == RegionStatus::kStopped) continue;  // the deadline expired: the loop ends
+    // The deadline expired (the loop ends), or the region's LP could not be set up in the time left: the sample
+    // stays the point of its region.
+    if (region.status == RegionStatus::kStopped) continue;
     shared.lps.fetch_add(1, std::memory_order_relaxed);
     // A region that the rows cut off is no failure; without rows the region holds its sample, so an infeasible
     // LP is the solver's failure.

@@ -105,7 +105,7 @@ void walk(const WalkContext& context, const Eigen::VectorXd& x, RegionSolver& re
     const ActivationPattern pattern = pattern_key(problem.network.activation_pattern(from.x), context.concave);
     if (!shared.first_visit(pattern.hash())) return;
     RegionOutcome region = regions.solve(pattern, deadline);
-    if (region.status == RegionStatus::kStopped) return;  // the deadline expired while the region was composed
+    if (region.status == RegionStatus::kStopped) return;  // the deadline expired, or its LP cannot be set up in time
     shared.lps.fetch_add(1, std::memory_order_relaxed);
     // A region that a model's rows cut off (or whose optimum misses one) ends the walk.
     if (region.status != RegionStatus::kSolved || !region.optimum.feasible) return;

@@ -104,6 +104,8 @@ class NodeContext {
 using Inputs = std::vector<const Value*>;
 
 using Operator = Value (*)(const NodeContext&, const Inputs&);
+// An operator with several outputs (Split): one value per output of the node, in order.
+using MultiOperator = std::vector<Value> (*)(const NodeContext&, const Inputs&);
 
 // A neuron block of the hidden layer that a piecewise-linear operator closes: `pre` its pre-activations (affine
 // in the layer's input x), passed through a ReLU or, when `linear`, as they are (Network's linear neurons).
@@ -135,6 +137,9 @@ Value select_rows(const NodeContext& ctx, const Value& v, Shape shape, const std
 // The rows of several values of one layer (or constants) one after the other: row i is row parts[i].second of
 // parts[i].first, a constant's value going to the offset column. Sparse when any affine part is.
 Value join_rows(const NodeContext& ctx, Shape shape, const std::vector<std::pair<const Value*, Index>>& parts);
+// Row i of the result is sum_j combination(i, j) row j of v: a fixed linear map of v's elements (sums, means,
+// interpolation), sparse or dense as v is, memory permitting; a constant v gives a constant.
+Value combine_rows(const NodeContext& ctx, const Value& v, Shape shape, const SparseRows& combination);
 
 const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k);
 const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);
@@ -154,6 +159,8 @@ Value reshape(const NodeContext& ctx, const Value& v, Shape shape);
 // Operators are registered by name; each file adds its own.
 void add_conv_operators(std::unordered_map<std::string, Operator>& operators);
 void add_shape_operators(std::unordered_map<std::string, Operator>& operators);
+void add_multi_output_operators(std::unordered_map<std::string, MultiOperator>& operators);
+void add_linear_operators(std::unordered_map<std::string, Operator>& operators);
 void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators);
 
 // The input elements (row-major in x's shape [1, C, spatial...]) of each window of a MaxPool node, one list per

@@ -9,16 +9,18 @@
 // from both sides of a ReLU, are exact), and tracking restarts from the identity on the layer's outputs. The
 // graph output becomes the linear output layer; with no Relu at all the network is a single linear layer.
 //
-// Accepted operators: Gemm, MatMul (weight on either side), Add, Sub, Mul, Div (by constants), Flatten,
-// Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant; Conv, AveragePool, GlobalAveragePool and
-// BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice, Pad, Cast and Dropout (onnx_shape_ops.cc);
-// Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool and GlobalMaxPool (onnx_pwl.cc), in opsets
-// kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also listed among the graph inputs
-// (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from raw_data or the typed fields, and every
-// value must be finite. The input is one sample, a vector or a tensor behind a batch dimension of 1 (or
-// symbolic), flattened in row-major order. Anything else throws reluopt::Error naming the node and the file:
-// smooth activations (Sigmoid, Tanh, ...), external tensor data, a batch of several inputs, a model whose layers
-// and tensors together need more memory than a model may take (io/readers.h).
+// Accepted operators: Gemm, MatMul (weight on either side, a batch of matrices on one side), Add, Sub, Mul, Div (by
+// constants), Neg, Sum, Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant, ConstantOfShape; Conv,
+// ConvTranspose, AveragePool, GlobalAveragePool and BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice,
+// Split, Pad, Expand, Tile, Cast and Dropout (onnx_shape_ops.cc); ReduceSum, ReduceMean, and Resize and Upsample in
+// nearest mode (onnx_linear_ops.cc); Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool and
+// GlobalMaxPool (onnx_pwl.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also
+// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from raw_data or
+// the typed fields, and every value must be finite. The input is one sample, a vector or a tensor behind a batch
+// dimension of 1 (or symbolic), flattened in row-major order. Anything else throws reluopt::Error naming the node
+// and the file: smooth activations and functions (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...),
+// external tensor data, a batch of several inputs, a model whose layers and tensors together need more memory than a
+// model may take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -46,7 +48,9 @@ namespace {
 // versions of every accepted operator (up to 17) change only their types, make Gemm's C optional (11), and
 // move Squeeze/Unsqueeze axes from an attribute to an input (13), which the reader takes from either place.
 // Likewise Pad's pads and Slice's bounds move to inputs (11 and 10), BatchNormalization drops `spatial` (9)
-// and gains `training_mode` (14), AveragePool gains ceil_mode (10) and Shape start/end (15).
+// and gains `training_mode` (14), AveragePool gains ceil_mode (10) and Shape start/end (15); Split's lengths and
+// ReduceSum's axes move to inputs (13), Upsample's scales too (9), and Resize (10) gains roi, sizes and its
+// coordinate modes (11).
 constexpr std::int64_t kMinOpset = 7;
 constexpr std::int64_t kMaxOpset = 17;
 
@@ -237,6 +241,22 @@ Value select_rows(const NodeContext& ctx, const Value& v, Shape shape, const std
   }
   out.sparse_rows.finalize();
   return out;
+}
+
+Value combine_rows(const NodeContext& ctx, const Value& v, Shape shape, const SparseRows& combination) {
+  if (v.identity) return combine_rows(ctx, sparse_rows_of(v), std::move(shape), combination);
+  if (!v.sparse) {
+    ctx.check_memory(shape, v.columns());
+    Value out = kind_of(v, std::move(shape));
+    out.rows = combination * v.rows;
+    return out;
+  }
+  Index estimate = 0;  // the product's nonzeros at most
+  for (Index i = 0; i < combination.outerSize(); ++i)
+    for (SparseRows::InnerIterator it(combination, i); it; ++it)
+      estimate += v.sparse_rows.innerVector(it.col()).nonZeros();
+  ctx.check_sparse_memory(shape, estimate);
+  return from_sparse(ctx, v, std::move(shape), SparseRows(combination * v.sparse_rows));
 }
 
 namespace {
@@ -579,14 +599,32 @@ Value weighted_rows(const NodeContext& ctx, const Value& affine, const Matrix& m
   return out;
 }
 
-// numpy matmul restricted to batch dimensions of size 1: out[i,j] = sum_k a[i,k] b[k,j]. One operand must be
-// constant; the other may be affine, with the weight on either side (x @ W or W @ x). A sparse operand of one row
-// (x @ W) or one column (W @ x), the usual Gemm, keeps the product from a dense copy of its rows. With
+// True when a dimension before the last two is not 1: a MatMul operand holding a batch of matrices.
+bool has_batch(const Shape& shape) {
+  for (std::size_t k = 0; k + 2 < shape.size(); ++k)
+    if (shape[k] != 1) return true;
+  return false;
+}
+
+// numpy matmul, out[i,j] = sum_k a[i,k] b[k,j], where a batch of matrices is a's alone (b's leading dimensions
+// are 1). One operand must be constant; the other may be affine, with the weight on either side (x @ W or W @ x).
+// A sparse operand of one row (x @ W) or one column (W @ x), the usual Gemm, keeps the product from a dense copy
+// of its rows. With
 // `b_transposed` (Gemm's transB), a constant 2-D b is read as its transpose, which spares a copy of the weights.
 Value matmul(const NodeContext& ctx, const Value& a, const Value& b, bool b_transposed) {
   if (b_transposed && (!b.constant || b.shape.size() != 2)) return matmul(ctx, a, transpose(ctx, b, {}), false);
   if (!a.constant && !b.constant) ctx.fail("product of two non-constant tensors is not affine");
   if (a.shape.empty() || b.shape.empty()) ctx.fail("inconsistent shapes: MatMul of a scalar");
+  if (has_batch(a.shape) && !has_batch(b.shape) && b.shape.size() >= 2 && b.shape.size() <= a.shape.size()) {
+    // numpy broadcasts b over a's batch (x [2,6,8] @ W [8,128], or W [2,p,q] @ x [q,r]): a's matrices stacked
+    // into one [2 p, q] meet the one matrix b, and the rows come out in a's order.
+    Shape rows(a.shape.begin(), a.shape.end() - 1);
+    const Value stacked = reshape(ctx, a, {num_elements(rows), a.shape.back()});
+    const Value matrix = reshape(ctx, b, {b.shape[b.shape.size() - 2], b.shape.back()});
+    Value out = matmul(ctx, stacked, matrix, false);
+    rows.push_back(out.shape.back());
+    return reshape(ctx, out, rows);
+  }
   for (const Value* v : {&a, &b})
     for (std::size_t k = 0; k + 2 < v->shape.size(); ++k)
       if (v->shape[k] != 1) ctx.fail("inconsistent shapes: batched MatMul of " + shape_string(v->shape));
@@ -685,6 +723,17 @@ Value mul_op(const NodeContext& ctx, const Inputs& inputs) {
 }
 
 Value identity_op(const NodeContext& ctx, const Inputs& inputs) { return input(ctx, inputs, 0); }
+
+Value neg_op(const NodeContext& ctx, const Inputs& inputs) {
+  return multiply(ctx, input(ctx, inputs, 0), scalar(-1.0));
+}
+
+// The element-wise sum of any number of tensors, broadcast as Add.
+Value sum_op(const NodeContext& ctx, const Inputs& inputs) {
+  Value total = input(ctx, inputs, 0);
+  for (std::size_t k = 1; k < inputs.size(); ++k) total = add(ctx, total, input(ctx, inputs, k));
+  return total;
+}
 
 Value div_op(const NodeContext& ctx, const Inputs& inputs) {
   Value divisor = input(ctx, inputs, 1);
@@ -785,6 +834,20 @@ Value constant_op(const NodeContext& ctx, const Inputs&) {
   return make_constant(shape, std::move(data));
 }
 
+// A constant of the shape given by the input, every element the one element of `value` (default 0).
+Value constant_of_shape_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Shape shape = to_ints(ctx, input(ctx, inputs, 0), "the shape");
+  if (num_elements(shape) < 0) ctx.fail("invalid shape " + shape_string(shape));
+  double fill = 0.0;
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "value")) {
+    const Value v = tensor_value(a->t(), ctx.where(), ctx.limits());
+    if (v.rows.size() != 1) ctx.fail("value must hold one element");
+    fill = v.rows(0, 0);
+  }
+  ctx.check_memory(shape, 1);
+  return make_constant(shape, Eigen::VectorXd::Constant(num_elements(shape), fill));
+}
+
 const std::unordered_map<std::string, Operator>& affine_operators() {
   static const std::unordered_map<std::string, Operator> operators = [] {
     std::unordered_map<std::string, Operator> ops = {
@@ -792,9 +855,20 @@ const std::unordered_map<std::string, Operator>& affine_operators() {
         {"Sub", sub_op},           {"Mul", mul_op},             {"Div", div_op},
         {"Identity", identity_op}, {"Flatten", flatten_op},     {"Reshape", reshape_op},
         {"Squeeze", squeeze_op},   {"Unsqueeze", unsqueeze_op}, {"Transpose", transpose_op},
-        {"Constant", constant_op}};
+        {"Constant", constant_op}, {"ConstantOfShape", constant_of_shape_op}, {"Neg", neg_op},
+        {"Sum", sum_op}};
     add_conv_operators(ops);
     add_shape_operators(ops);
+    add_linear_operators(ops);
+    return ops;
+  }();
+  return operators;
+}
+
+const std::unordered_map<std::string, MultiOperator>& multi_output_operators() {
+  static const std::unordered_map<std::string, MultiOperator> operators = [] {
+    std::unordered_map<std::string, MultiOperator> ops;
+    add_multi_output_operators(ops);
     return ops;
   }();
   return operators;
@@ -828,7 +902,17 @@ bool relabels(const std::string& op_type) {
 std::string refusal_reason(const std::string& op_type) {
   static const std::unordered_set<std::string> smooth = {"Sigmoid", "Tanh",     "Softmax", "LogSoftmax", "Elu",
                                                          "Selu",    "Softplus", "Gelu",    "HardSwish",  "Mish"};
-  return smooth.count(op_type) ? " (a smooth activation: only piecewise-linear operators are exact in a MIP)" : "";
+  static const std::unordered_set<std::string> curved = {"Exp", "Log", "Sqrt", "Pow",
+                                                         "Sin", "Cos", "Erf",  "Reciprocal"};
+  // Binarized networks (Sign) and the arg-max tails of segmentation models are discontinuous: no network of
+  // ReLUs computes them.
+  static const std::unordered_set<std::string> step = {"Sign",  "ArgMax", "ArgMin", "Equal",  "Greater",
+                                                       "Less",  "Floor",  "Ceil",   "Round",  "Where",
+                                                       "OneHot", "Not",   "And",    "Or"};
+  if (smooth.count(op_type)) return " (a smooth activation: only piecewise-linear operators are exact in a MIP)";
+  if (curved.count(op_type)) return " (a smooth function: only piecewise-linear operators are exact in a MIP)";
+  if (step.count(op_type)) return " (a step function: only continuous piecewise-linear operators are supported)";
+  return "";
 }
 
 // `result`, computed from x's block [first, first + n) taken as a whole x of its own, as affine in all of x: its
@@ -946,9 +1030,11 @@ class GraphReader {
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     const auto op = affine_operators().find(node.op_type());
     const auto pwl = pwl_operators().find(node.op_type());
+    const auto multi = multi_output_operators().find(node.op_type());
     const bool relu = standard && node.op_type() == "Relu";
     const bool piecewise = standard && pwl != pwl_operators().end();
-    if (!piecewise && (!standard || op == affine_operators().end())) {
+    const bool several = standard && multi != multi_output_operators().end();
+    if (!piecewise && !several && (!standard || op == affine_operators().end())) {
       const std::string op_name = standard ? node.op_type() : node.domain() + "." + node.op_type();
       throw Error("unsupported ONNX operator '" + op_name + "' in node " + ctx.label() + " of '" + path_ +
                   "'" + (standard ? refusal_reason(node.op_type()) : ""));
@@ -976,9 +1062,16 @@ class GraphReader {
     if (piecewise && node.output_size() > 1 && !node.output(1).empty())
       ctx.fail("a second output (such as MaxPool's indices) is not supported");
     const CloseLayer close = [&](std::vector<Block> blocks) { return close_layer(ctx, index, std::move(blocks)); };
-    Value result = piecewise ? pwl->second(ctx, inputs, close) : op->second(ctx, inputs);
-    if (block != nullptr) result = embed_block(ctx, std::move(result), block->first, block->columns() - 1);
-    values_[node.output(0)] = std::move(result);
+    std::vector<Value> results;
+    if (several) results = multi->second(ctx, inputs);
+    else results.push_back(piecewise ? pwl->second(ctx, inputs, close) : op->second(ctx, inputs));
+    // Outputs past the results (Dropout's mask, BatchNormalization's running statistics) stay unset: a node that
+    // reads one fails as reading a tensor not computed.
+    for (std::size_t k = 0; k < results.size() && k < static_cast<std::size_t>(node.output_size()); ++k) {
+      if (node.output(static_cast<int>(k)).empty()) continue;
+      if (block != nullptr) results[k] = embed_block(ctx, std::move(results[k]), block->first, block->columns() - 1);
+      values_[node.output(static_cast<int>(k))] = std::move(results[k]);
+    }
   }
 
   // Frees the tensors that no node after `index` reads: node's inputs read last here, and outputs nobody reads.

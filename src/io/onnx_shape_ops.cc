@@ -1,5 +1,5 @@
-// The ONNX operators that select, pad or rearrange elements, and those that compute shapes: Shape, Gather,
-// Concat, Slice, Pad, Cast and Dropout (an identity at inference).
+// The ONNX operators that select, pad, repeat or rearrange elements, and those that compute shapes: Shape,
+// Gather, Concat, Slice, Split, Pad, Expand, Tile, Cast and Dropout (an identity at inference).
 //
 // Exporters compute reshape targets at run time (Shape -> Gather -> Unsqueeze -> Concat -> Reshape). Shapes
 // are known when the graph is read, so these chains are folded to constants. Element selection works on
@@ -205,6 +205,69 @@ Value cast_op(const NodeContext& ctx, const Inputs& inputs) {
 
 Value dropout_op(const NodeContext& ctx, const Inputs& inputs) { return input(ctx, inputs, 0); }
 
+// Expand broadcasts both ways, as numpy does: the result has the larger of each pair of dimensions.
+Value expand_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  const Shape target = to_ints(ctx, input(ctx, inputs, 1), "the shape");
+  for (std::int64_t d : target)
+    if (d < 0) ctx.fail("invalid shape " + shape_string(target));
+  return broadcast_to(ctx, v, broadcast_shape(ctx, v.shape, target));
+}
+
+// Tile repeats the tensor `repeats[d]` times along each dimension d: element i of dimension d is element
+// i mod n_d of the input.
+Value tile_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  const Shape repeats = to_ints(ctx, input(ctx, inputs, 1), "repeats");
+  if (repeats.size() != v.shape.size())
+    ctx.fail("repeats has " + std::to_string(repeats.size()) + " entries for rank " + std::to_string(v.shape.size()));
+  Shape shape = v.shape;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (repeats[d] < 0 || (repeats[d] > 0 && shape[d] > kMaxElements / repeats[d]))
+      ctx.fail("repeats " + shape_string(repeats) + " do not fit shape " + shape_string(v.shape));
+    shape[d] *= repeats[d];
+  }
+  return select_elements(ctx, v, shape, [&](std::size_t d, std::int64_t i) { return i % v.shape[d]; }, 0.0);
+}
+
+// Split cuts the tensor along `axis` into consecutive parts, one per output: the lengths `split` as an attribute
+// (up to opset 12) or an input (from 13), or equal parts.
+std::vector<Value> split_op(const NodeContext& ctx, const Inputs& inputs) {
+  const Value& v = input(ctx, inputs, 0);
+  if (v.shape.empty()) ctx.fail("cannot split a scalar");
+  const std::size_t axis = normalize_axis(ctx, int_attribute(ctx.node(), "axis", 0), v.shape.size());
+  const auto parts = static_cast<std::int64_t>(ctx.node().output_size());
+  Shape lengths;
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "split")) {
+    lengths.assign(a->ints().begin(), a->ints().end());
+  } else if (inputs.size() > 1 && inputs[1] != nullptr) {
+    lengths = to_ints(ctx, *inputs[1], "split");
+  } else {
+    if (v.shape[axis] % parts != 0)
+      ctx.fail("dimension " + std::to_string(v.shape[axis]) + " does not split into " + std::to_string(parts) +
+               " equal parts");
+    lengths.assign(static_cast<std::size_t>(parts), v.shape[axis] / parts);
+  }
+  std::int64_t total = 0;
+  for (std::int64_t n : lengths) {
+    if (n < 0 || n > v.shape[axis]) ctx.fail("split " + shape_string(lengths) + " has an invalid length");
+    total += n;
+  }
+  if (static_cast<std::int64_t>(lengths.size()) != parts || total != v.shape[axis])
+    ctx.fail("split " + shape_string(lengths) + " does not cut dimension " + std::to_string(v.shape[axis]) +
+             " into " + std::to_string(parts) + " outputs");
+  std::vector<Value> outputs;
+  std::int64_t first = 0;
+  for (std::int64_t n : lengths) {
+    Shape shape = v.shape;
+    shape[axis] = n;
+    const auto source = [&](std::size_t d, std::int64_t i) { return d == axis ? first + i : i; };
+    outputs.push_back(select_elements(ctx, v, shape, source, 0.0));
+    first += n;
+  }
+  return outputs;
+}
+
 }  // namespace
 
 void add_shape_operators(std::unordered_map<std::string, Operator>& operators) {
@@ -215,6 +278,12 @@ void add_shape_operators(std::unordered_map<std::string, Operator>& operators) {
   operators.emplace("Pad", pad_op);
   operators.emplace("Cast", cast_op);
   operators.emplace("Dropout", dropout_op);
+  operators.emplace("Expand", expand_op);
+  operators.emplace("Tile", tile_op);
+}
+
+void add_multi_output_operators(std::unordered_map<std::string, MultiOperator>& operators) {
+  operators.emplace("Split", split_op);
 }
 
 }  // namespace reluopt::detail::onnx_graph

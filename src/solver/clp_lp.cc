@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reluopt/run_control.h"
 #include "solver/coin_convert.h"
 
 namespace reluopt {
@@ -112,31 +113,48 @@ constexpr int kDefaultScaling = 3, kNoScaling = 0;
 
 }  // namespace
 
+// Loading a model (to_coin, loadProblem) and CLP's setup inside dual() (ClpPackedMatrix::scale, createRim, the
+// first factorization) look at no limit and take time in proportion to the nonzeros: a region LP of a CIFAR-size
+// ResNet (76486 rows, 11346 columns, 25.0 M nonzeros) took 2.4 s to load and 4.4 s to its first pivot at load 8 on
+// 2 cores, 2.7e-7 s per nonzero (bench/results/time_limits_conv.md). The estimate rounds that up.
+constexpr double kSetupSecondsPerEntry = 3e-7;
+
+double ClpLp::setup_seconds(const LinearModel& model) {
+  const double entries = static_cast<double>(model.row_index().size()) + model.num_rows() + model.num_cols();
+  return kSetupSecondsPerEntry * entries;
+}
+
 LpSolution ClpLp::solve(const LinearModel& model, double time_limit_seconds) {
+  LpSolution solution;
+  if (setup_seconds(model) > clock_seconds(time_limit_seconds)) {
+    solution.status = LpStatus::kTimeLimit;  // not started: its setup alone would end past the limit
+    return solution;
+  }
+  const auto started = std::chrono::steady_clock::now();
   try {
     // The whole model at once. (Generating rows lazily, adding only those the current optimum violates, was
     // measured 1.1-1.7x slower: fewer rows, but more dual iterations.)
     load_maximization(*simplex_, model);
     simplex_->scaling(kDefaultScaling);
   } catch (const CoinError&) {
-    return LpSolution{};
+    return solution;
   }
-  return dual_simplex(model, time_limit_seconds);
+  return dual_simplex(model, time_left(time_limit_seconds, started));
 }
 
 LpSolution ClpLp::solve_from(const LinearModel& model, const LpBasis& start, double time_limit_seconds) {
   if (static_cast<int>(start.cols.size()) != model.num_cols() ||
       static_cast<int>(start.rows.size()) != model.num_rows())
     return solve(model, time_limit_seconds);
+  const auto started = std::chrono::steady_clock::now();
   try {
     load_maximization(*simplex_, model);
     simplex_->scaling(kNoScaling);
     copy_in_basis(*simplex_, start);
   } catch (const CoinError&) {
-    return solve(model, time_limit_seconds);
+    return solve(model, time_left(time_limit_seconds, started));
   }
-  const auto started = std::chrono::steady_clock::now();
-  LpSolution solution = dual_simplex(model, time_limit_seconds);
+  LpSolution solution = dual_simplex(model, time_left(time_limit_seconds, started));
   // A stop or a time limit ends the warm solve as it would a fresh one; anything else but an answer (CLP gave
   // up from that basis) gets the fresh solve, within the time the warm attempt left.
   if (solution.status == LpStatus::kError || solution.status == LpStatus::kUnbounded) {

@@ -17,8 +17,14 @@ namespace reluopt {
 // DenseFirstLp).
 //
 // load() + maximize(): the model stays loaded in a second ClpSimplex, with the basis of the last maximize().
+//
+// solve() and solve_from() count the model's loading against their time limit, and do not start a model whose
+// setup (setup_seconds) would not end within it: CLP scales and sets up a model without looking at any limit.
 class ClpLp final : public LpSolver {
  public:
+  // A conservative estimate of the seconds CLP takes to load and set up `model` before its first pivot.
+  static double setup_seconds(const LinearModel& model);
+
   ClpLp();
   ~ClpLp() override;
   ClpLp(const ClpLp&) = delete;

@@ -190,23 +190,29 @@ def refused_models():
     return bad
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    rng = np.random.default_rng(4321)
+def write_fixtures(out, nets, refused, seed):
+    """Writes each (Graph, output) of `nets` with 4 inputs from `seed` and its reference outputs into
+    out/expected.json, and each refused ModelProto beside them."""
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(seed)
     expected = {}
-    for name, (g, output) in {**dense_models(), **image_models()}.items():
+    for name, (g, output) in nets.items():
         file = name + ".onnx"
-        with open(os.path.join(OUT, file), "wb") as f:
+        with open(os.path.join(out, file), "wb") as f:
             f.write(g.model(output).SerializeToString())
         inputs = [rng.uniform(-1, 1, g.input_shape) for _ in range(4)]
         expected[file] = {"inputs": [x.ravel().tolist() for x in inputs],
                           "outputs": [g.forward(x).ravel().tolist() for x in inputs]}
-    for name, model in refused_models().items():
-        with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+    for name, model in refused.items():
+        with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(model.SerializeToString())
-    with open(os.path.join(OUT, "expected.json"), "w") as f:
+    with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1)
         f.write("\n")
+
+
+def main():
+    write_fixtures(OUT, {**dense_models(), **image_models()}, refused_models(), 4321)
 
 
 if __name__ == "__main__":

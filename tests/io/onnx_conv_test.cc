@@ -120,9 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFixture{"avgpool_ceil_mode.onnx", {"ceil_mode=1", "(AveragePool)"}},
         BadFixture{"pad_reflect.onnx", {"mode 'reflect'", "(Pad)"}},
         BadFixture{"convtranspose_output_shape.onnx", {"output_shape is not supported", "(ConvTranspose)"}}),
-    [](const ::testing::TestParamInfo<BadFixture>& param_info) {
-      return param_info.param.file.substr(0, param_info.param.file.find('.'));
-    });
+    testing::bad_fixture_test_name);
 
 }  // namespace
 }  // namespace reluopt

@@ -106,9 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFixture{"not_onnx.onnx", {"not an ONNX model", "not_onnx.onnx"}},
         BadFixture{"external_data.onnx", {"external", "fc1.weight"}},
         BadFixture{"no_such_file.onnx", {"cannot open model file", "no_such_file.onnx"}}),
-    [](const ::testing::TestParamInfo<BadFixture>& param_info) {
-      return param_info.param.file.substr(0, param_info.param.file.find('.'));
-    });
+    testing::bad_fixture_test_name);
 
 TEST(ReadModel, OnnxHasNoInputBounds) {
   const LoadedModel model = read_model(kOnnxDir + "multi_output.onnx");

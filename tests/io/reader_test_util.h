@@ -78,6 +78,11 @@ struct BadFixture {
 
 inline void PrintTo(const BadFixture& fixture, std::ostream* os) { *os << fixture.file; }
 
+// The test name of a refused fixture: its file name without the extension.
+inline std::string bad_fixture_test_name(const ::testing::TestParamInfo<BadFixture>& param_info) {
+  return param_info.param.file.substr(0, param_info.param.file.find('.'));
+}
+
 // The message is one line and holds every word.
 inline void expect_one_line_with(const std::string& message, const std::vector<std::string>& words) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;

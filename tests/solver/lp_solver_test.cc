@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "solver/clp_lp.h"
+
 namespace reluopt {
 namespace {
 
@@ -114,6 +116,21 @@ TEST(LpSolver, ClpStopsAtTheIterationItsTimeLimitPasses) {
   const LpBound bound = lp->maximize(objective, 0.0, LpStart::kSlackDual, 0.0);
   EXPECT_NE(bound.status, LpStatus::kOptimal);
   EXPECT_LE(bound.iterations, 1);
+}
+
+TEST(LpSolver, ClpDeclinesAModelWhoseSetupWouldEndPastItsLimit) {
+  // CLP sets a model up without looking at any limit (a 25 M-nonzero region LP: seconds), so a model whose
+  // estimated setup is longer than the limit is not started.
+  const LinearModel model = dense_random_lp(150, 100);
+  const double setup = ClpLp::setup_seconds(model);
+  ASSERT_GT(setup, 0.0);
+  EXPECT_GT(ClpLp::setup_seconds(dense_random_lp(300, 100)), setup);
+  ClpLp lp;
+  const LpSolution declined = lp.solve(model, 0.5 * setup);
+  EXPECT_EQ(declined.status, LpStatus::kTimeLimit);
+  EXPECT_EQ(declined.iterations, 0);
+  EXPECT_TRUE(declined.values.empty());
+  EXPECT_EQ(lp.solve(model).status, LpStatus::kOptimal);
 }
 
 }  // namespace

@@ -1,0 +1,225 @@
+// The ONNX operators whose every output element is a fixed linear combination of input elements: ReduceSum and
+// ReduceMean (one sparse matrix applied to the tensor's rows, combine_rows), and Resize and Upsample in nearest
+// mode (each output element one input element, select_rows).
+//
+// Resize (opsets 11-17) maps an output coordinate x on an axis of input length n, output length m and scale s
+// (m / n when `sizes` is given) to the input coordinate
+//   half_pixel (default)   (x + 1/2) / s - 1/2        asymmetric      x / s
+//   pytorch_half_pixel     as half_pixel if m > 1, else 0
+//   align_corners          x (n - 1) / (m - 1), 0 if m = 1
+//   tf_half_pixel_for_nn   (x + 1/2) / s
+// and takes the input element nearest to it by `nearest_mode` (round_prefer_floor by default, round_prefer_ceil,
+// floor, ceil), clamped to [0, n - 1]. Upsample (opsets 7-9) and Resize-10 take element floor(x / s), each element
+// repeated s times for an integer s (ONNX's Upsample example); they scale up only (s >= 1), where runtimes agree.
+// Interpolating modes (linear, cubic) and tf_crop_and_resize are refused by name.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/onnx_graph.h"
+
+namespace reluopt::detail::onnx_graph {
+namespace {
+
+// The axes of a reduction: an attribute (ReduceMean up to opset 17, ReduceSum up to 12) or an input (ReduceSum
+// from 13).
+Shape reduction_axes(const NodeContext& ctx, const Inputs& inputs) {
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "axes"))
+    return Shape(a->ints().begin(), a->ints().end());
+  if (inputs.size() > 1 && inputs[1] != nullptr) return to_ints(ctx, *inputs[1], "axes");
+  return {};
+}
+
+// sum (or mean) over the axes: row j of the result combines the rows of the elements whose coordinates off the
+// axes are j's. No axes reduce every axis, unless noop_with_empty_axes makes the node the identity.
+Value reduce(const NodeContext& ctx, const Inputs& inputs, bool mean) {
+  const Value& v = input(ctx, inputs, 0);
+  const std::size_t rank = v.shape.size();
+  const Shape axes = reduction_axes(ctx, inputs);
+  if (axes.empty() && int_attribute(ctx.node(), "noop_with_empty_axes", 0) != 0) return v;
+  std::vector<bool> reduced(rank, axes.empty());
+  for (std::int64_t axis : axes) reduced[normalize_axis(ctx, axis, rank)] = true;
+  Shape kept = v.shape;  // the result's shape with the reduced axes as 1
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (reduced[d]) {
+      count *= v.shape[d];
+      kept[d] = 1;
+    }
+  if (count == 0 && mean) ctx.fail("the mean of no elements");
+  ctx.check_memory(v.shape, 2);  // one entry of the combination per element
+  const std::vector<std::int64_t> strides = row_major_strides(kept);
+  const Index n = num_elements(v.shape);
+  std::vector<Eigen::Triplet<double, Index>> entries;
+  entries.reserve(static_cast<std::size_t>(n));
+  const double weight = mean ? 1.0 / static_cast<double>(count) : 1.0;
+  Shape index(rank, 0);
+  for (Index i = 0; i < n; ++i) {
+    Index target = 0;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (!reduced[d]) target += index[d] * strides[d];
+    entries.emplace_back(target, i, weight);
+    for (std::size_t d = rank; d-- > 0;) {  // odometer over the input index
+      if (++index[d] < v.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  SparseRows combination(num_elements(kept), n);
+  combination.setFromTriplets(entries.begin(), entries.end());
+  Shape shape;
+  if (int_attribute(ctx.node(), "keepdims", 1) != 0) {
+    shape = kept;
+  } else {
+    for (std::size_t d = 0; d < rank; ++d)
+      if (!reduced[d]) shape.push_back(v.shape[d]);
+  }
+  return combine_rows(ctx, v, shape, combination);
+}
+
+Value reduce_sum_op(const NodeContext& ctx, const Inputs& inputs) { return reduce(ctx, inputs, false); }
+Value reduce_mean_op(const NodeContext& ctx, const Inputs& inputs) { return reduce(ctx, inputs, true); }
+
+// The floating-point contents of a constant (scales).
+std::vector<double> to_doubles(const NodeContext& ctx, const Value& v, const std::string& what) {
+  if (!v.constant) ctx.fail(what + " must be a constant tensor");
+  return std::vector<double>(v.rows.data(), v.rows.data() + v.rows.size());
+}
+
+bool given(const Inputs& inputs, std::size_t k) { return k < inputs.size() && inputs[k] != nullptr; }
+
+// The input index nearest to output index x on one axis (see the file's comment).
+struct NearestAxis {
+  std::int64_t in = 0, out = 0;
+  double scale = 1.0;
+  std::string transform = "asymmetric", rounding = "floor";
+
+  std::int64_t source(std::int64_t x) const {
+    const double xd = static_cast<double>(x);
+    double c = xd / scale;
+    if (transform == "half_pixel" || (transform == "pytorch_half_pixel" && out > 1)) {
+      c = (xd + 0.5) / scale - 0.5;
+    } else if (transform == "pytorch_half_pixel") {
+      c = 0.0;
+    } else if (transform == "align_corners") {
+      c = out == 1 ? 0.0 : xd * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+    } else if (transform == "tf_half_pixel_for_nn") {
+      c = (xd + 0.5) / scale;
+    }
+    const bool half = c - std::floor(c) == 0.5;
+    double r = std::round(c);
+    if (rounding == "floor" || (half && rounding == "round_prefer_floor")) r = std::floor(c);
+    else if (rounding == "ceil" || (half && rounding == "round_prefer_ceil")) r = std::ceil(c);
+    return std::clamp(static_cast<std::int64_t>(r), std::int64_t{0}, in - 1);
+  }
+};
+
+// Nearest-neighbour resampling of v to `shape`, axis by axis.
+Value resample(const NodeContext& ctx, const Value& v, const std::vector<NearestAxis>& axes) {
+  Shape shape;
+  for (const NearestAxis& a : axes) shape.push_back(a.out);
+  if (num_elements(shape) < 0) ctx.fail("result " + shape_string(shape) + " is too large");
+  ctx.check_memory(shape, 1);  // the source of each element
+  std::vector<std::vector<std::int64_t>> sources(axes.size());
+  for (std::size_t d = 0; d < axes.size(); ++d)
+    for (std::int64_t x = 0; x < axes[d].out; ++x) sources[d].push_back(axes[d].source(x));
+  const std::vector<std::int64_t> strides = row_major_strides(v.shape);
+  std::vector<Index> rows(static_cast<std::size_t>(num_elements(shape)));
+  Shape index(shape.size(), 0);
+  for (Index& row : rows) {
+    row = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) row += sources[d][index[d]] * strides[d];
+    for (std::size_t d = shape.size(); d-- > 0;) {  // odometer over the output index
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return select_rows(ctx, v, shape, rows, 0.0);
+}
+
+// The axes of v scaled by `scales` (output length floor(n s)) or resized to `sizes` (s = m / n).
+std::vector<NearestAxis> scaled_axes(const NodeContext& ctx, const Value& v, const std::vector<double>& scales,
+                                     const Shape& sizes) {
+  const std::size_t rank = v.shape.size();
+  if ((sizes.empty() ? scales.size() : sizes.size()) != rank)
+    ctx.fail(std::string(sizes.empty() ? "scales" : "sizes") + " must have one entry per dimension of " +
+             shape_string(v.shape));
+  std::vector<NearestAxis> axes(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    NearestAxis& a = axes[d];
+    a.in = v.shape[d];
+    if (sizes.empty()) {
+      if (!(scales[d] > 0.0) || !std::isfinite(scales[d]) || scales[d] * static_cast<double>(a.in) > 0x1p40)
+        ctx.fail("scale " + std::to_string(scales[d]) + " is not a sane positive number");
+      a.scale = scales[d];
+      a.out = static_cast<std::int64_t>(std::floor(static_cast<double>(a.in) * a.scale));
+    } else {
+      if (sizes[d] < 0 || a.in == 0) ctx.fail("sizes " + shape_string(sizes) + " do not fit " + shape_string(v.shape));
+      a.out = sizes[d];
+      a.scale = static_cast<double>(a.out) / static_cast<double>(a.in);
+    }
+    // Each axis's sources are listed before the element count is checked: an axis past the largest tensor is
+    // refused even beside an empty one.
+    if (a.out > kMaxElements) ctx.fail("dimension " + std::to_string(d) + " of the result is too large");
+  }
+  return axes;
+}
+
+std::string mode_of(const NodeContext& ctx) {
+  const onnx::AttributeProto* mode = find_attribute(ctx.node(), "mode");
+  const std::string m = mode ? mode->s() : "nearest";
+  if (m != "nearest") ctx.fail("mode '" + m + "' is not supported (only nearest)");
+  return m;
+}
+
+// Upsample-7/9 and Resize-10: element floor(x / s), scaling up only.
+Value floor_resample(const NodeContext& ctx, const Value& v, const std::vector<double>& scales) {
+  for (double s : scales)
+    if (s < 1.0) ctx.fail("a scale below 1 is not supported before opset 11 (give Resize sizes or scales >= 1)");
+  return resample(ctx, v, scaled_axes(ctx, v, scales, {}));
+}
+
+Value upsample_op(const NodeContext& ctx, const Inputs& inputs) {
+  mode_of(ctx);
+  const Value& v = input(ctx, inputs, 0);
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "scales"))
+    return floor_resample(ctx, v, std::vector<double>(a->floats().begin(), a->floats().end()));
+  return floor_resample(ctx, v, to_doubles(ctx, input(ctx, inputs, 1), "scales"));
+}
+
+// Resize-10 has the inputs (X, scales); from opset 11 (X, roi, scales, sizes), scales or sizes given.
+Value resize_op(const NodeContext& ctx, const Inputs& inputs) {
+  mode_of(ctx);
+  const Value& v = input(ctx, inputs, 0);
+  if (inputs.size() == 2) return floor_resample(ctx, v, to_doubles(ctx, input(ctx, inputs, 1), "scales"));
+  const std::vector<double> scales = given(inputs, 2) ? to_doubles(ctx, *inputs[2], "scales") : std::vector<double>{};
+  const Shape sizes = given(inputs, 3) ? to_ints(ctx, *inputs[3], "sizes") : Shape{};
+  if (scales.empty() == sizes.empty()) ctx.fail("exactly one of scales and sizes must be given");
+  std::vector<NearestAxis> axes = scaled_axes(ctx, v, scales, sizes);
+  const onnx::AttributeProto* transform = find_attribute(ctx.node(), "coordinate_transformation_mode");
+  const onnx::AttributeProto* rounding = find_attribute(ctx.node(), "nearest_mode");
+  const std::string t = transform ? transform->s() : "half_pixel";
+  const std::string r = rounding ? rounding->s() : "round_prefer_floor";
+  if (t != "half_pixel" && t != "asymmetric" && t != "pytorch_half_pixel" && t != "align_corners" &&
+      t != "tf_half_pixel_for_nn")
+    ctx.fail("coordinate_transformation_mode '" + t + "' is not supported");
+  if (r != "round_prefer_floor" && r != "round_prefer_ceil" && r != "floor" && r != "ceil")
+    ctx.fail("nearest_mode '" + r + "' is not supported");
+  for (NearestAxis& a : axes) {
+    a.transform = t;
+    a.rounding = r;
+  }
+  return resample(ctx, v, axes);
+}
+
+}  // namespace
+
+void add_linear_operators(std::unordered_map<std::string, Operator>& operators) {
+  operators.emplace("ReduceSum", reduce_sum_op);
+  operators.emplace("ReduceMean", reduce_mean_op);
+  operators.emplace("Resize", resize_op);
+  operators.emplace("Upsample", upsample_op);
+}
+
+}  // namespace reluopt::detail::onnx_graph
