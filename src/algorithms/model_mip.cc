@@ -35,6 +35,14 @@ constexpr double kStartTimeShare = 0.1;
 // included). No strong branching at all (CBC's numberStrong 0) took process_s3 from 345 to 3780 nodes.
 constexpr int kModelReliability = 1;
 
+// CBC's own node selection for the first 1000 nodes, best-first after them (MipParameters::best_bound_after).
+// Past the small models' trees the default's dives leave the bound near the root's: at equal node counts (1 thread,
+// bench/results/models_peers.md), design_s3's bound after 12000 nodes 1.52 by default, 2.66 switching at 1000,
+// 2.95 best-first throughout; pricing_s3's after 4000 nodes 287.7, 260.8 and 261.2. Best-first throughout took
+// process_s3's proof from 110 to 207 nodes (design_s2 146 -> 190, pricing_s2 39 -> 65); the trees that close
+// within 1000 nodes keep their order.
+constexpr long kBestBoundAfterNodes = 1000;
+
 // The composite's outputs differ from the networks' own forward passes by the rounding of the carried shift,
 // about eps (|v| + |L|) (docs/PROBLEM.md §2), which a bound over the composite does not see: the bound is
 // widened by 5e-10 relative, far above that rounding and far below the 1e-6 gap that counts as optimal.
@@ -182,6 +190,7 @@ MipResult run_cbc(const MipFormulation& formulation, const Network& network, con
   mip.cut_frequency = root_cuts ? kRootOnly : options.mip.cut_frequency;
   mip.primal_heuristics = true;
   mip.reliability = kModelReliability;
+  mip.best_bound_after = kBestBoundAfterNodes;
   mip.node_limit = node_limit;
   std::vector<double> start;
   if (const Eigen::VectorXd u = incumbent.best_u(); u.size() > 0) {

@@ -151,11 +151,24 @@ Value slice_op(const NodeContext& ctx, const Inputs& inputs) {
                          0.0);
 }
 
-// Constant padding (pads as an attribute up to opset 10, an input from 11); negative pads crop.
+// Index s of an axis of n elements reflected at both ends without repeating them, as numpy's reflect pads
+// (period 2 (n - 1)).
+std::int64_t reflected(std::int64_t s, std::int64_t n) {
+  if (n == 1) return 0;
+  const std::int64_t period = 2 * (n - 1);
+  s %= period;
+  if (s < 0) s += period;
+  return s < n ? s : period - s;
+}
+
+// Padding (pads as an attribute up to opset 10, an input from 11): a constant, or in `edge` mode the nearest
+// element and in `reflect` mode the mirrored one, each a selection of elements; negative pads crop.
 Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& data = input(ctx, inputs, 0);
-  const onnx::AttributeProto* mode = find_attribute(ctx.node(), "mode");
-  if (mode && mode->s() != "constant") ctx.fail("mode '" + mode->s() + "' is not supported (only constant)");
+  const onnx::AttributeProto* mode_attribute = find_attribute(ctx.node(), "mode");
+  const std::string mode = mode_attribute ? mode_attribute->s() : "constant";
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    ctx.fail("mode '" + mode + "' is not supported (constant, edge or reflect)");
   Shape pads;
   double fill = float_attribute(ctx, "value", 0.0);
   if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "pads")) {
@@ -176,9 +189,14 @@ Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
     if (shape[d] < 0 || std::abs(pads[d]) > kMaxElements || std::abs(pads[d + rank]) > kMaxElements)
       ctx.fail("pads " + shape_string(pads) + " do not fit shape " + shape_string(data.shape));
   }
+  if (mode != "constant")
+    for (std::size_t d = 0; d < rank; ++d)
+      if (data.shape[d] == 0 && shape[d] > 0) ctx.fail("cannot pad an empty dimension in " + mode + " mode");
   const auto source = [&](std::size_t d, std::int64_t i) {
-    const std::int64_t s = i - pads[d];
-    return s < data.shape[d] ? s : -1;
+    const std::int64_t s = i - pads[d], n = data.shape[d];
+    if (mode == "edge") return std::clamp<std::int64_t>(s, 0, n - 1);
+    if (mode == "reflect") return reflected(s, n);
+    return s < n ? s : -1;
   };
   return select_elements(ctx, data, shape, source, fill);
 }

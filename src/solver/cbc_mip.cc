@@ -3,7 +3,9 @@
 #include <coin/CbcEventHandler.hpp>
 #include <coin/CbcHeuristic.hpp>
 #include <coin/CbcHeuristicFPump.hpp>
+#include <coin/CbcCompareDefault.hpp>
 #include <coin/CbcModel.hpp>
+#include <coin/CbcNode.hpp>
 #include <coin/CglCutGenerator.hpp>
 #include <coin/CoinError.hpp>
 #include <coin/CoinPackedMatrix.hpp>
@@ -21,6 +23,31 @@
 namespace reluopt {
 
 namespace {
+
+// CBC's default node selection until `after` nodes, then best-first: the open node of the smallest LP bound
+// (CBC minimizes), the deeper of two equal ones. CBC asks every1000Nodes whether to reorder its heap, so the switch
+// falls on a multiple of 1000 nodes (from the start for after <= 0).
+class BestBoundAfter : public CbcCompareDefault {
+ public:
+  explicit BestBoundAfter(long after) : after_(after), best_bound_(after <= 0) {}
+  CbcCompareBase* clone() const override { return new BestBoundAfter(*this); }
+  // Whether node y comes before node x.
+  bool test(CbcNode* x, CbcNode* y) override {
+    if (!best_bound_) return CbcCompareDefault::test(x, y);
+    if (x->objectiveValue() != y->objectiveValue()) return x->objectiveValue() > y->objectiveValue();
+    return x->depth() < y->depth();
+  }
+  bool every1000Nodes(CbcModel* model, int nodes) override {
+    const bool reorder = CbcCompareDefault::every1000Nodes(model, nodes);
+    if (best_bound_ || nodes < after_) return reorder;
+    best_bound_ = true;
+    return true;
+  }
+
+ private:
+  long after_;
+  bool best_bound_;
+};
 
 // CglCutGenerator around our solver-neutral separator. CBC clones generators; the separator is shared and
 // stateless.
@@ -140,6 +167,10 @@ MipResult solve_mip_cbc(const LinearModel& model, const Deadline& deadline, cons
       cbc.addHeuristic(&*feasibility_pump);
     }
     if (options.reliability) cbc.setNumberBeforeTrust(*options.reliability);
+    if (options.best_bound_after) {
+      BestBoundAfter compare(*options.best_bound_after);
+      cbc.setNodeComparison(compare);  // CBC keeps a clone
+    }
     DeadlineHandler handler(deadline, options, constant);
     cbc.passInEventHandler(&handler);
     if (options.separator != nullptr) {

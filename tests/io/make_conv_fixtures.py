@@ -299,10 +299,6 @@ def refused_models():
     net = Net([1, 1, 6, 6], 25).conv(1, (2, 2)).relu()
     net.node("AveragePool", [], None, [1, 1, 2, 2], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
     bad["avgpool_ceil_mode"] = (net.flatten().gemm(1).model(), ["ceil_mode", "AveragePool"])
-    net = Net([1, 1, 4, 4], 26).conv(1, (2, 2)).relu()
-    net.node("Pad", [net.const(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads")], None, [1, 1, 5, 5],
-             mode="reflect")
-    bad["pad_reflect"] = (net.flatten().gemm(1).model(), ["reflect", "Pad"])
     net = Net([1, 1, 3, 3], 27).conv_transpose(2, (3, 3), strides=(2, 2))
     net.nodes[-1].attribute.append(helper.make_attribute("output_shape", [7, 7]))
     bad["convtranspose_output_shape"] = (net.relu().flatten().gemm(1).model(), ["output_shape", "ConvTranspose"])

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the ONNX fixtures of tests/io/onnx_ops_test.cc into tests/fixtures/ops/: the linear operators that public
 verification benchmarks use around their ReLUs (Split, Neg, Sum, ReduceSum, ReduceMean, Expand, Tile,
-ConstantOfShape, Resize and Upsample in nearest mode, MatMul of a batch of matrices).
+ConstantOfShape, Pad in edge and reflect mode, Resize and Upsample in nearest mode, MatMul of a batch of matrices).
 
 Each model is built node by node (make_pwl_fixtures.Graph) with its reference forward pass in numpy, written from
 the ONNX operator definitions (Resize by its coordinate formulas and rounding rules, one axis at a time, checked
@@ -176,6 +176,24 @@ def broadcast_models():
     return nets
 
 
+def pad_models():
+    nets = {}
+    g = Graph([1, 1, 3, 4], 111)  # edge, then reflect past the axis's length (numpy's repeated mirror), opset 13
+    h = conv_relu(g, "x", 2)
+    e = node(g, "Pad", [h], lambda x: np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1)), mode="edge"), [1, 2, 6, 7],
+             extra=[ints(g, [0, 0, 1, 2, 0, 0, 2, 1])], mode="edge")
+    r = node(g, "Pad", [e], lambda x: np.pad(x, ((0, 0), (0, 0), (7, 1), (0, 3)), mode="reflect"), [1, 2, 14, 10],
+             extra=[ints(g, [0, 0, 7, 0, 0, 0, 1, 3])], mode="reflect")
+    nets["pad_edge_reflect"] = (g, g.gemm(g.flatten(r), 2))
+    g = Graph([1, 2, 3, 3], 112, opset=10)  # pads as an attribute, negative ones cropping
+    h = conv_relu(g, "x", 2)
+    p = g.unary("Pad", h, lambda x: np.pad(x, ((0, 0), (0, 0), (2, 0), (1, 0)), mode="reflect")[:, :, :, :-1],
+                mode="reflect", pads=[0, 0, 2, 1, 0, 0, 0, -1])
+    g.shapes[p] = [1, 2, 5, 3]
+    nets["pad_reflect_opset10_crop"] = (g, g.gemm(g.flatten(p), 2))
+    return nets
+
+
 RESIZES = [  # name, input [C, H, W], sizes or scales of (H, W), coordinate transformation, nearest mode
     ("resize_sizes_half_pixel", [2, 3, 3], ("sizes", [5, 4]), "half_pixel", "round_prefer_floor"),
     ("resize_scales_asymmetric_ceil", [1, 3, 4], ("scales", [2.0, 1.5]), "asymmetric", "ceil"),
@@ -227,6 +245,9 @@ def refused_models():
     g = Graph([1, 6], 103)
     a, b = split(g, g.gemm("x", 6), 1, [2, 3], "input")  # lengths that do not add up to 6
     bad["split_bad_lengths"] = g.model(g.gemm(a, 1))
+    g = Graph([1, 1, 2, 2], 105)
+    y = node(g, "Pad", ["x"], None, [1, 1, 4, 4], extra=[ints(g, [0, 0, 1, 1, 0, 0, 1, 1])], mode="wrap")
+    bad["pad_wrap"] = g.model(g.gemm(g.flatten(y), 1))
     g = Graph([1, 1, 2, 2], 104)  # no elements, one axis of 2^40: refused before its sources are listed
     y = node(g, "Resize", ["x"], None, [1, 0, 2 ** 40, 2], extra=["", "", ints(g, [1, 0, 2 ** 40, 2])])
     bad["resize_huge_axis"] = g.model(g.gemm(reshape(g, y, [1, 0]), 1))
@@ -258,7 +279,7 @@ def check_resize_against_onnx():
 
 def main():
     check_resize_against_onnx()
-    nets = {**split_models(), **reduce_models(), **broadcast_models(), **resize_models()}
+    nets = {**split_models(), **reduce_models(), **broadcast_models(), **pad_models(), **resize_models()}
     write_fixtures(OUT, nets, refused_models(), 2468)
 
 

@@ -1,8 +1,8 @@
-// The fixtures of the linear operators that public verification benchmarks use around their ReLUs (Split, Neg,
-// Sum, ReduceSum, ReduceMean, Expand, Tile, ConstantOfShape, Resize and Upsample in nearest mode, MatMul of a batch
-// of matrices) and their expected outputs are written by tests/io/make_ops_fixtures.py, which computes the outputs
-// with its own numpy forward pass, independent of this reader. Weights are doubles, so the network the reader
-// builds must reproduce them to 1e-9.
+// The fixtures of the linear operators that public verification benchmarks use around their ReLUs (Split, Neg, Sum,
+// ReduceSum, ReduceMean, Expand, Tile, ConstantOfShape, Pad in edge and reflect mode, Resize and Upsample in nearest
+// mode, MatMul of a batch of matrices) and their expected outputs are written by tests/io/make_ops_fixtures.py,
+// which computes the outputs with its own numpy forward pass, independent of this reader. Weights are doubles, so
+// the network the reader builds must reproduce them to 1e-9.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -43,7 +43,8 @@ TEST(OnnxOps, EveryOperatorHasAFixture) {
         "expand_tile_constant_of_shape.onnx", "matmul_batched.onnx", "resize_sizes_half_pixel.onnx",
         "resize_scales_asymmetric_ceil.onnx", "resize_align_corners_prefer_ceil.onnx",
         "resize_pytorch_half_pixel_floor.onnx", "resize_down_tf_half_pixel.onnx", "upsample_opset7.onnx",
-        "upsample_opset9.onnx", "resize_opset10.onnx"})
+        "upsample_opset9.onnx", "resize_opset10.onnx", "pad_edge_reflect.onnx",
+        "pad_reflect_opset10_crop.onnx"})
     EXPECT_TRUE(expected_outputs().contains(file)) << file;
 }
 
@@ -62,6 +63,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFixture{"sign.onnx", {"unsupported ONNX operator 'Sign'", "node 't1'", "a step function"}},
         BadFixture{"resize_linear.onnx", {"mode 'linear' is not supported (only nearest)", "(Resize)"}},
         BadFixture{"split_bad_lengths.onnx", {"split [2,3] does not cut dimension 6 into 2 outputs", "(Split)"}},
+        BadFixture{"pad_wrap.onnx", {"mode 'wrap' is not supported (constant, edge or reflect)", "(Pad)"}},
         BadFixture{"resize_huge_axis.onnx", {"dimension 2 of the result is too large", "(Resize)"}}),
     testing::bad_fixture_test_name);
 

@@ -81,14 +81,11 @@ TEST(MipSolver, SolvesAKnapsackToTheEnumeratedOptimum) {
   EXPECT_GT(result.nodes, 5) << "the node-limit test below relies on a tree of more than 5 nodes";
 }
 
-// The model MIPs trust pseudo-costs after one strong branching (algorithms/model_mip.cc): the parameter reaches
-// the tree (another node count) and the proof stays the enumerated optimum.
-TEST(MipSolver, AReliabilityOfOneProvesTheSameOptimumWithAnotherTree) {
+// The correlated knapsack under `parameters` proves the enumerated optimum with another tree than by default.
+void expect_same_optimum_with_another_tree(const MipParameters& parameters) {
   const Knapsack k = correlated_knapsack();
   const LinearModel model = k.model();
   const MipResult by_default = make_mip_solver()->solve(model, Deadline(30.0, nullptr), MipParameters{});
-  MipParameters parameters;
-  parameters.reliability = 1;
   const MipResult result = make_mip_solver()->solve(model, Deadline(30.0, nullptr), parameters);
   const double exact = k.brute_force();
   ASSERT_EQ(result.status, MipStatus::kOptimal);
@@ -98,6 +95,22 @@ TEST(MipSolver, AReliabilityOfOneProvesTheSameOptimumWithAnotherTree) {
   EXPECT_GE(result.bound, exact - 1e-9);
   EXPECT_LE(result.bound, exact + 1e-6 * exact);
   EXPECT_NE(result.nodes, by_default.nodes);
+}
+
+// The model MIPs trust pseudo-costs after one strong branching (algorithms/model_mip.cc): the parameter reaches
+// the tree (another node count) and the proof stays the enumerated optimum.
+TEST(MipSolver, AReliabilityOfOneProvesTheSameOptimumWithAnotherTree) {
+  MipParameters parameters;
+  parameters.reliability = 1;
+  expect_same_optimum_with_another_tree(parameters);
+}
+
+// The model MIPs switch to best-first search (algorithms/model_mip.cc): best-first from the start reaches the
+// tree (another node count) and proves the enumerated optimum.
+TEST(MipSolver, BestFirstSearchProvesTheSameOptimumWithAnotherTree) {
+  MipParameters parameters;
+  parameters.best_bound_after = 0;
+  expect_same_optimum_with_another_tree(parameters);
 }
 
 TEST(MipSolver, ANodeLimitEndsTheTreeWithAValidBound) {
