@@ -412,8 +412,36 @@ struct CasePlan {
   std::vector<VnnlibCase> runs;
   std::vector<Conjunction> whole;  // per run: the whole conjunction a run on its most binding ones stands for
   std::optional<double> dropped_bound;
+  OutputRange range;  // of the outputs over the case's box
+  // When the case's disjuncts run together in one run: each alone, easiest first (separate_disjuncts).
+  std::vector<VnnlibCase> separate;
   bool complete = true;
 };
+
+// A disjunction of a few conjunctions is bounded one disjunct at a time when the run on all of them together
+// leaves it undecided: the max of the disjuncts' margins compiles to ReLUs max(a, b) = b + relu(a - b) whose
+// relaxation adds to the bound of each pair, while a disjunct alone is a linear objective (or a min of its
+// constraints), and the case's bound is the largest of theirs. alpha-beta-CROWN bounds the rows of a VNN-COMP
+// robustness property one by one too. Over this many disjuncts the runs' fixed costs would add up.
+constexpr std::size_t kMaxSeparateDisjuncts = 64;
+
+// The disjuncts of `joint`, one case each, ordered by their margin at the box's centre, smallest first: the
+// disjunct closest to failing there, usually the hardest to prove, comes last and inherits the time the others
+// leave.
+std::vector<VnnlibCase> separate_disjuncts(const Network& network, const VnnlibCase& joint, int num_outputs) {
+  std::vector<VnnlibCase> separate;
+  const std::size_t n = joint.unsafe.size();
+  if (n < 2 || n > kMaxSeparateDisjuncts) return separate;
+  const Eigen::VectorXd y = network.forward(0.5 * (joint.box.lower + joint.box.upper));
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Objective margin = margin_objective(VnnlibCase{joint.box, {joint.unsafe[i]}}, num_outputs);
+    order.emplace_back(margin.value(y), i);
+  }
+  std::stable_sort(order.begin(), order.end());
+  for (const auto& [value, i] : order) separate.push_back(VnnlibCase{joint.box, {joint.unsafe[i]}});
+  return separate;
+}
 
 CasePlan plan_case(const Network& network, const VnnlibCase& property_case, const Deadline& deadline,
                    double bounds_seconds, const std::string& source, std::size_t k) {
@@ -427,22 +455,38 @@ CasePlan plan_case(const Network& network, const VnnlibCase& property_case, cons
   plan.counts.disjuncts = fold.folded.unsafe.size();
   plan.counts.constraints = count_constraints(fold.folded.unsafe);
   check_magnitudes(fold.folded, source, k);
-  plan.runs = split_runs(network, std::move(fold.folded), OutputRange{fold.output_lower, fold.output_upper},
+  plan.range = OutputRange{fold.output_lower, fold.output_upper};
+  plan.runs = split_runs(network, std::move(fold.folded), plan.range,
                          plan.counts.constraints_left_out, plan.whole);
   plan.counts.runs = plan.runs.size();
+  if (plan.runs.size() == 1 && plan.whole[0].empty())
+    plan.separate = separate_disjuncts(network, plan.runs[0], static_cast<int>(network.output_dim()));
   return plan;
+}
+
+// Lower bounds of margin_objective(group)'s terms -(g(y)) over the output range, laid out as its terms.
+detail::TermLowerBounds term_lower_bounds(const VnnlibCase& group, const OutputRange& y) {
+  detail::TermLowerBounds lower;
+  for (const Conjunction& conjunction : group.unsafe) {
+    lower.emplace_back();
+    for (const OutputConstraint& c : conjunction) lower.back().push_back(-constraint_range(c, y).second);
+    if (conjunction.empty()) lower.back().push_back(0.0);
+  }
+  return lower;
 }
 
 // One run of the search and the prover on `group` (compiled within kMaxMinBudgetBytes), for at most `seconds`;
 // its points go to take_point, their margins measured on the whole conjunction when the group holds some of its
 // constraints only (`whole` not empty). nullopt when the deadline passed while compiling.
 std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& property, std::size_t k,
-                                 const VnnlibCase& group, const Conjunction& whole, const VerifyOptions& options,
+                                 const VnnlibCase& group, const Conjunction& whole, const OutputRange& range,
+                                 const VerifyOptions& options,
                                  const Deadline& case_clock, const RunContext& control, std::size_t channel,
                                  double seconds, VerifyCaseReport& report, VerifyResult& result) {
   const Objective margin = margin_objective(group, property.num_outputs);
   margin.validate(property.num_outputs);
-  const std::optional<detail::MaxMinNetwork> compiled = detail::compile_max_min(network, margin, case_clock);
+  const std::optional<detail::MaxMinNetwork> compiled =
+      detail::compile_max_min(network, margin, case_clock, term_lower_bounds(group, range));
   if (!compiled) return std::nullopt;
   CaseRun run;
   try {
@@ -488,14 +532,35 @@ bool add_violated(const Network& network, const Conjunction& whole, const std::v
   return subset.size() > before;
 }
 
-// Runs the plan's runs in turn on case k, each with an equal share of the case's time left, channels
-// channel + r over several processes. The case's bound is the largest of the runs' bounds and the dropped
-// conjunctions' bound; none when some run has none.
+// The disjuncts of plan.separate in turn, each with an equal share of the case's time left: the largest of their
+// provers' bounds, none when some run has none or the time ran out first.
+std::optional<double> run_separately(const Network& network, const VnnlibProperty& property, std::size_t k,
+                                     const CasePlan& plan, const VerifyOptions& options, const Deadline& case_clock,
+                                     const RunContext& control, std::size_t channel, VerifyCaseReport& report,
+                                     VerifyResult& result) {
+  std::optional<double> bound = -kInfinity;
+  for (std::size_t i = 0; i < plan.separate.size(); ++i) {
+    if (result.status == VerifyStatus::kSat || case_clock.expired()) return std::nullopt;
+    const std::optional<CaseRun> run =
+        run_group(network, property, k, plan.separate[i], {}, plan.range, options, case_clock, control, channel,
+                  case_clock.remaining() / static_cast<double>(plan.separate.size() - i), report, result);
+    if (!run || !run->prover.bound) return std::nullopt;
+    bound = std::max(*bound, *run->prover.bound);
+  }
+  return bound;
+}
+
+// Runs the plan's runs in turn on case k, each with an equal share of the case's time left (plan.separate's
+// disjuncts counted as runs to come), channels channel + r over several processes. The case's bound is the
+// largest of the runs' bounds and the dropped conjunctions' bound, or the separate runs' bound where it is
+// tighter; none when some run has none. The separate runs are made by one process only (their channels are not
+// fixed in advance).
 void run_plan(const Network& network, const VnnlibProperty& property, std::size_t k, const CasePlan& plan,
               const VerifyOptions& options, const Deadline& case_clock, const RunContext& control,
               std::size_t channel, VerifyCaseReport& report, VerifyResult& result) {
   std::optional<double> bound = plan.dropped_bound;
   bool bounded = true;
+  const std::size_t later = control.peers == nullptr ? plan.separate.size() : 0;
   for (std::size_t r = 0; r < plan.runs.size(); ++r) {
     if ((result.status == VerifyStatus::kSat && control.peers == nullptr) || case_clock.expired()) {
       bounded = false;
@@ -508,8 +573,8 @@ void run_plan(const Network& network, const VnnlibProperty& property, std::size_
     std::optional<double> run_bound;
     for (;;) {
       const std::optional<CaseRun> run =
-          run_group(network, property, k, group, plan.whole[r], options, case_clock, control, channel + r,
-                    case_clock.remaining() / static_cast<double>(plan.runs.size() - r), report, result);
+          run_group(network, property, k, group, plan.whole[r], plan.range, options, case_clock, control, channel + r,
+                    case_clock.remaining() / static_cast<double>(plan.runs.size() - r + later), report, result);
       if (!run) break;
       // Each run's bound holds for the whole conjunction: the tightest is kept.
       if (run->prover.bound) run_bound = std::min(run_bound.value_or(kInfinity), *run->prover.bound);
@@ -520,6 +585,16 @@ void run_plan(const Network& network, const VnnlibProperty& property, std::size_
     }
     if (run_bound) bound = std::max(bound.value_or(-kInfinity), *run_bound);
     bounded = bounded && run_bound.has_value();
+  }
+  const bool decided = result.status == VerifyStatus::kSat || (bounded && bound && *bound < -kUnsatMargin);
+  if (later > 0 && !decided) {
+    const std::optional<double> separate =
+        run_separately(network, property, k, plan, options, case_clock, control, channel, report, result);
+    if (separate) {
+      const double joint = bounded && bound ? *bound : kInfinity;
+      bound = std::max(plan.dropped_bound.value_or(-kInfinity), std::min(joint, *separate));
+      bounded = true;
+    }
   }
   if (bounded) report.bound = bound;
 }

@@ -1,23 +1,35 @@
 // Max-min objectives as ReLU layers (docs/MATH.md section 13). Each value of the tree is an affine expression
 // a^T z + c over the post-activations z of the last layer built; a new layer holds, per pair (a, b),
-//   min: relu(a), relu(-a), relu(a - b)   ->   min(a, b) = relu(a) - relu(-a) - relu(a - b)
-//   max: relu(b), relu(-b), relu(a - b)   ->   max(a, b) = relu(b) - relu(-b) + relu(a - b)
-// and relu(v), relu(-v) for a value without a partner (v = relu(v) - relu(-v)). Every identity is exact in real
-// arithmetic, so a bound proven on the compiled network bounds the max-min objective.
+//   min: pass(a), relu(a - b)   ->   min(a, b) = a - relu(a - b)
+//   max: pass(b), relu(a - b)   ->   max(a, b) = b + relu(a - b)
+// and pass(v) for a value without a partner. A value v with a known lower bound L_v passes a layer as one
+// neuron relu(v - L) + L with L = carry_shift(L_v) <= L_v - 1: it is active wherever v lies, so it needs no split
+// and relaxes to v exactly. Without a bound it passes as relu(v) - relu(-v), whose relaxation is loose where v
+// changes sign: a prover then has to split both neurons to see v. Every identity is exact in real arithmetic,
+// so a bound proven on the compiled network bounds the max-min objective.
 #include "core/max_min_network.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
+#include <string>
 #include <vector>
+
+#include "core/magnitude.h"
+#include "core/model_reduction.h"
+#include "reluopt/error.h"
 
 namespace reluopt::detail {
 
 namespace {
 
+constexpr double kUnbounded = -std::numeric_limits<double>::infinity();
+
 struct Expression {
   Eigen::RowVectorXd weights;  // over the post-activations of the last layer built
   double constant = 0.0;
+  double lower = kUnbounded;  // a valid lower bound of the value over the domain, when one is known
 };
 
 using Groups = std::vector<std::vector<Expression>>;
@@ -38,31 +50,56 @@ int add_neuron(std::vector<Expression>& rows, const Expression& a, double sign_a
 // One neuron's coefficient in a new expression, over a layer whose width is known only at the end.
 using Combination = std::vector<std::pair<int, double>>;
 
-// One ReLU layer that halves every group of more than one value (or passes a group of one value through).
-// Appends the layer to `layers` and returns the groups as expressions over its outputs.
-// Values in `carried` pass the layer as one neuron relu(v - L) each, which is v - L wherever v >= L.
+// Values in `carried` pass every layer as one neuron relu(v - L) each, which is v - L wherever v >= L.
 struct Carried {
   std::vector<Expression> values;
   Eigen::VectorXd lower;  // L
 };
 
+// The neurons that pass value v through a layer, as (neuron, coefficient) pairs plus a constant: relu(v - L) + L
+// when v has a lower bound, relu(v) - relu(-v) when not.
+Combination pass(std::vector<Expression>& rows, const Expression& v, double& constant) {
+  if (v.lower >= -0.5 * kMaxMagnitude) {  // carry_shift(L_v) <= L_v - 1 there
+    const double shift = carry_shift(v.lower);
+    const int neuron = add_neuron(rows, v, 1.0);
+    rows.back().constant -= shift;
+    constant += shift;
+    return {{neuron, 1.0}};
+  }
+  return {{add_neuron(rows, v, 1.0), 1.0}, {add_neuron(rows, v, -1.0), -1.0}};
+}
+
+// A value of the next layer: its neurons, constant and lower bound.
+struct Pending {
+  Combination neurons;
+  double constant = 0.0;
+  double lower = kUnbounded;
+};
+
+// One ReLU layer that halves every group of more than one value (or passes a group of one value through).
+// Appends the layer to `layers` and returns the groups as expressions over its outputs.
 Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& layers, Carried& carried) {
   std::vector<Expression> rows;
-  std::vector<std::vector<Combination>> combos(groups.size());
+  std::vector<std::vector<Pending>> combos(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const std::vector<Expression>& values = groups[g];
     for (std::size_t i = 0; i < values.size(); i += 2) {
+      Pending value;
       if (i + 1 == values.size()) {
-        combos[g].push_back({{add_neuron(rows, values[i], 1.0), 1.0}, {add_neuron(rows, values[i], -1.0), -1.0}});
+        value.neurons = pass(rows, values[i], value.constant);
+        value.lower = values[i].lower;
+        combos[g].push_back(std::move(value));
         continue;
       }
       const Expression& a = values[i];
       const Expression& b = values[i + 1];
       const Expression& kept = op == Reduce::kMin ? a : b;
       const int difference = add_neuron(rows, a, 1.0, &b);
-      combos[g].push_back({{add_neuron(rows, kept, 1.0), 1.0},
-                           {add_neuron(rows, kept, -1.0), -1.0},
-                           {difference, op == Reduce::kMin ? -1.0 : 1.0}});
+      value.neurons = pass(rows, kept, value.constant);
+      value.neurons.push_back({difference, op == Reduce::kMin ? -1.0 : 1.0});
+      // min(a, b) >= min(L_a, L_b) and max(a, b) >= max(L_a, L_b); an unknown bound is -infinity.
+      value.lower = op == Reduce::kMin ? std::min(a.lower, b.lower) : std::max(a.lower, b.lower);
+      combos[g].push_back(std::move(value));
     }
   }
   const std::size_t first_carried = rows.size();
@@ -79,9 +116,9 @@ Groups reduce_once(const Groups& groups, Reduce op, std::vector<DenseLayer>& lay
   layers.push_back(std::move(layer));
   Groups out(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (const Combination& combination : combos[g]) {
-      Expression value{Eigen::RowVectorXd::Zero(width), 0.0};
-      for (const auto& [neuron, coefficient] : combination) value.weights[neuron] += coefficient;
+    for (const Pending& pending : combos[g]) {
+      Expression value{Eigen::RowVectorXd::Zero(width), pending.constant, pending.lower};
+      for (const auto& [neuron, coefficient] : pending.neurons) value.weights[neuron] += coefficient;
       out[g].push_back(std::move(value));
     }
   for (std::size_t i = 0; i < carried.values.size(); ++i) {
@@ -114,7 +151,7 @@ bool reduced(const std::vector<std::size_t>& sizes) {
 
 // compile_max_min, carrying the outputs y through the appended layers when `carry_lower` is given.
 std::optional<MaxMinNetwork> compile(const Network& network, const Objective& objective, const Deadline& deadline,
-                                     const Eigen::VectorXd* carry_lower) {
+                                     const Eigen::VectorXd* carry_lower, const TermLowerBounds* term_lower) {
   const DenseLayer& out = network.output_layer();
   std::vector<DenseLayer> layers(network.layers().begin(), network.layers().end() - 1);
   Carried carried;
@@ -127,6 +164,9 @@ std::optional<MaxMinNetwork> compile(const Network& network, const Objective& ob
     groups.emplace_back();
     for (const ObjectiveTerm& term : disjunct)
       groups.back().push_back({term.weights.transpose() * out.weights, term.weights.dot(out.bias) + term.constant});
+    if (term_lower == nullptr) continue;
+    const std::vector<double>& lower = (*term_lower)[groups.size() - 1];
+    for (std::size_t l = 0; l < lower.size(); ++l) groups.back()[l].lower = lower[l];
   }
   for (; !reduced(groups); groups = reduce_once(groups, Reduce::kMin, layers, carried))
     if (deadline.expired()) return std::nullopt;
@@ -157,12 +197,25 @@ MaxMinNetwork compile_max_min(const Network& network, const Objective& objective
 
 std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
                                              const Deadline& deadline) {
-  return compile(network, objective, deadline, nullptr);
+  return compile(network, objective, deadline, nullptr, nullptr);
+}
+
+std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
+                                             const Deadline& deadline, const TermLowerBounds& term_lower) {
+  const std::vector<std::vector<ObjectiveTerm>> terms = objective.terms();
+  if (term_lower.size() != terms.size())
+    throw Error("compile_max_min: " + std::to_string(term_lower.size()) + " disjuncts' term bounds for " +
+                std::to_string(terms.size()) + " disjuncts");
+  for (std::size_t k = 0; k < terms.size(); ++k)
+    if (term_lower[k].size() != terms[k].size())
+      throw Error("compile_max_min: disjunct " + std::to_string(k) + " has " + std::to_string(terms[k].size()) +
+                  " terms and " + std::to_string(term_lower[k].size()) + " term bounds");
+  return compile(network, objective, deadline, nullptr, &term_lower);
 }
 
 MaxMinNetwork compile_max_min_carrying(const Network& network, const Objective& objective,
                                        const Eigen::VectorXd& lower) {
-  return *compile(network, objective, Deadline(), &lower);
+  return *compile(network, objective, Deadline(), &lower, nullptr);
 }
 
 

@@ -21,12 +21,20 @@ struct MaxMinNetwork {
 
 // Appends ReLU layers that compute max_k min_l (c_kl^T y + d_kl) from the last hidden layer: pairwise trees of
 // min(a, b) = a - relu(a - b) over each disjunct's terms, then of max(a, b) = b + relu(a - b) over the
-// disjuncts, with a value that only passes a layer written as relu(v) - relu(-v). Exact in real arithmetic.
-// `objective` must be valid for `network`.
+// disjuncts, with a value that passes a layer (a or b above, or one without a partner) written as
+// relu(v) - relu(-v). Exact in real arithmetic. `objective` must be valid for `network`.
 MaxMinNetwork compile_max_min(const Network& network, const Objective& objective);
 // The same, looking at `deadline` before each layer: nullopt once it has passed.
 std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
                                              const Deadline& deadline);
+
+// Lower bounds of the terms c_kl^T y + d_kl over the domain, laid out as Objective::terms(): entry [k][l].
+using TermLowerBounds = std::vector<std::vector<double>>;
+// The same with each term's lower bound known: a value then passes a layer as one neuron relu(v - L) + L, L below
+// its bound, which is active on the whole domain, so a prover never has to split it. Throws Error when the
+// bounds' layout is not the objective's.
+std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objective& objective,
+                                             const Deadline& deadline, const TermLowerBounds& term_lower);
 
 // compile_max_min that also carries the network's outputs y through the appended layers, one neuron
 // relu(y_i - L_i) + L_i each, so that the compiled network's outputs are [g; y] and rows on y stay rows on its

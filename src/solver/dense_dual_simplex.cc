@@ -244,8 +244,10 @@ LpSolution DenseDualSimplex::solve(const LinearModel& model, double time_limit_s
   for (int iteration = 0;; ++iteration) {
     solution.iterations = iteration;
     if (iteration >= max_iterations) return solution;  // stalled: kError
-    if ((iteration & 31) == 31 && std::isfinite(time_limit_seconds) &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > time_limit_seconds) {
+    const bool stopped = stop_ != nullptr && stop_->load(std::memory_order_relaxed);
+    if (stopped || ((iteration & 31) == 31 && std::isfinite(time_limit_seconds) &&
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+                        time_limit_seconds)) {
       solution.status = LpStatus::kTimeLimit;
       return solution;
     }

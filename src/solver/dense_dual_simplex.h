@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,9 @@ namespace reluopt {
 class DenseDualSimplex {
  public:
   LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity);
+  // The solve stops (kTimeLimit) soon after *stop becomes true: a tableau of a million entries takes about a
+  // millisecond a pivot, and a solve can take thousands of pivots.
+  void set_stop_request(const std::atomic<bool>* stop) { stop_ = stop; }
 
  private:
   bool load(const LinearModel& model);  // the slack basis; false for an infinite column bound
@@ -41,6 +45,7 @@ class DenseDualSimplex {
   double* tableau_row(int i) { return &tableau_[static_cast<std::size_t>(i) * cols_]; }
   const double* tableau_row(int i) const { return &tableau_[static_cast<std::size_t>(i) * cols_]; }
 
+  const std::atomic<bool>* stop_ = nullptr;
   int cols_ = 0;                        // n
   // Reused between solves so that the hot path does not allocate.
   std::vector<double> tableau_;         // m x n, row-major

@@ -17,8 +17,11 @@ class DenseFirstLp {
   static constexpr double kMaxDenseEntries = 1e6;
 
   LpSolution solve(const LinearModel& model, double time_limit_seconds = kInfinity);
-  // CLP's solves stop on this request (LpSolver::set_stop_request); the dense tableaus are small enough not to.
-  void set_stop_request(const std::atomic<bool>* stop) { clp_.set_stop_request(stop); }
+  // Both methods' solves stop on this request (LpSolver::set_stop_request).
+  void set_stop_request(const std::atomic<bool>* stop) {
+    dense_.set_stop_request(stop);
+    clp_.set_stop_request(stop);
+  }
   long fallbacks() const { return fallbacks_; }  // models the dense method declined
 
  private:

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/readers.h"
+#include "reluopt/model_io.h"
 #include "reluopt/error.h"
 #include "reluopt/verify.h"
 #include "test_networks.h"
@@ -344,6 +345,21 @@ TEST(Verify, ConjunctionBeyondTheBudgetAddsTheConstraintsItsPointsViolate) {
   EXPECT_GT(result.cases[0].constraints_left_out, 0u);
   ASSERT_EQ(result.status, VerifyStatus::kSat);
   for (const OutputConstraint& c : conjunction) EXPECT_TRUE(c.holds(result.y)) << "line " << c.line;
+}
+
+// Three margins y_j - y_2 >= t of a small convolutional network with a residual block (the ONNX and VNN-LIB files
+// of bench/verify_crosscheck.py --seed 2 --width 24 --maps 5 --blocks 5, trial 25: t is 1e-3 (1 + |m*|) above the
+// largest maximum m*, which bab and mip prove; the best margin is -0.0016). Passed through the max's layers as
+// relu(v) - relu(-v), the margins keep the bound at 0; with their bounds in the compile, and each disjunct bounded
+// alone when the joint run leaves the case undecided, the case is proven.
+TEST(Verify, DisjunctionOfMarginsJustBelowZeroIsUnsat) {
+  const std::string dir = std::string(RELUOPT_FIXTURES_DIR) + "/vnnlib/";
+  const LoadedModel model = read_model(dir + "conv_disjunction3.onnx");
+  const VnnlibProperty property = read_vnnlib(dir + "conv_disjunction3_unsat.vnnlib");
+  const VerifyResult result = run_property(model.network, property, 120.0);
+  EXPECT_EQ(result.status, VerifyStatus::kUnsat);
+  ASSERT_EQ(result.cases.size(), 1u);
+  EXPECT_EQ(result.cases[0].disjuncts, 3u);
 }
 
 }  // namespace

@@ -69,6 +69,55 @@ TEST(MaxMinNetwork, CompiledOutputIsTheMaxMin) {
   }
 }
 
+// With each term's lower bound known, a value passes a layer as one neuron relu(v - L) + L in place of two: the
+// compiled network is still the max-min objective on the box, with fewer neurons. A layout of bounds that is not
+// the objective's is refused.
+TEST(MaxMinNetwork, TermBoundsPassValuesThroughOneActiveNeuron) {
+  const Network net = random_network(3, {5, 4}, 4, 11);
+  const Eigen::Vector3d lower(-2.0, -2.0, -2.0), upper(2.0, 2.0, 2.0);
+  // Interval bounds of the outputs over the box, then of each term.
+  Eigen::VectorXd lo = lower, hi = upper;
+  for (std::size_t k = 0; k < net.layers().size(); ++k) {
+    const Eigen::MatrixXd w = net.layers()[k].weights.dense();
+    const Eigen::VectorXd c = 0.5 * (lo + hi), r = 0.5 * (hi - lo);
+    const Eigen::VectorXd mid = w * c + net.layers()[k].bias, spread = w.cwiseAbs() * r;
+    lo = mid - spread;
+    hi = mid + spread;
+    if (k + 1 < net.layers().size()) {
+      lo = lo.cwiseMax(0.0);
+      hi = hi.cwiseMax(0.0);
+    }
+  }
+  for (const std::vector<int>& shape : {std::vector<int>{3}, {1, 1, 1}, {2, 3}, {3, 1, 2}, {5, 4}}) {
+    const Objective g = random_max_min(shape, 4, Sense::kMaximize, 7);
+    detail::TermLowerBounds term_lower;
+    for (const std::vector<ObjectiveTerm>& disjunct : g.terms()) {
+      term_lower.emplace_back();
+      for (const ObjectiveTerm& t : disjunct)
+        term_lower.back().push_back(t.weights.cwiseMax(0.0).dot(lo) + t.weights.cwiseMin(0.0).dot(hi) + t.constant -
+                                    1e-9);
+    }
+    const detail::MaxMinNetwork plain = detail::compile_max_min(net, g);
+    const std::optional<detail::MaxMinNetwork> bounded = detail::compile_max_min(net, g, Deadline(), term_lower);
+    ASSERT_TRUE(bounded.has_value());
+    const auto neurons = [&](const Network& n) {
+      Eigen::Index count = 0;
+      for (int k = net.num_hidden_layers(); k < n.num_hidden_layers(); ++k) count += n.hidden_layer(k).bias.size();
+      return count;
+    };
+    EXPECT_LT(neurons(bounded->network), neurons(plain.network));
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(-2.0, 2.0);
+    for (int s = 0; s < 200; ++s) {
+      const Eigen::Vector3d x(u(rng), u(rng), u(rng));
+      EXPECT_NEAR(bounded->network.forward(x)[0], g.value(net.forward(x)), 1e-9);
+    }
+  }
+  const Objective g = random_max_min({2, 1}, 4, Sense::kMaximize, 7);
+  EXPECT_THROW(detail::compile_max_min(net, g, Deadline(), detail::TermLowerBounds{{0.0, 0.0}}), Error);
+  EXPECT_THROW(detail::compile_max_min(net, g, Deadline(), detail::TermLowerBounds{{0.0}, {0.0, 0.0}}), Error);
+}
+
 // The estimate made from the counts covers the layers the compile makes, and grows as the square of the terms.
 TEST(MaxMinNetwork, BytesEstimateCoversTheCompiledLayers) {
   const Network net = random_network(3, {5, 4}, 4, 11);

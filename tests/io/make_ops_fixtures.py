@@ -220,6 +220,12 @@ def resize_models():
         y = node(g, "Resize", [h], fn, out, extra=extra, mode="nearest", coordinate_transformation_mode=transform,
                  nearest_mode=rounding)
         nets[name] = (g, g.gemm(g.flatten(y), 2))
+    g = Graph([1, 2, 8, 8], 95)  # a convolution of an upsampled layer: its rows hold 2 x 2 sources a channel
+    h = conv_relu(g, "x", 2)
+    y = node(g, "Resize", [h], lambda x: np.repeat(np.repeat(x, 2, axis=2), 2, axis=3), [1, 2, 16, 16],
+             extra=["", "", ints(g, [1, 2, 16, 16])], mode="nearest", coordinate_transformation_mode="asymmetric",
+             nearest_mode="floor")
+    nets["resize_then_conv"] = (g, g.gemm(g.flatten(conv_relu(g, y, 2)), 2))
     for opset, op in ((7, "Upsample"), (9, "Upsample"), (10, "Resize")):
         g = Graph([1, 2, 3, 2], 90 + opset, opset=opset)
         h = conv_relu(g, "x", 2)

@@ -44,8 +44,22 @@ TEST(OnnxOps, EveryOperatorHasAFixture) {
         "resize_scales_asymmetric_ceil.onnx", "resize_align_corners_prefer_ceil.onnx",
         "resize_pytorch_half_pixel_floor.onnx", "resize_down_tf_half_pixel.onnx", "upsample_opset7.onnx",
         "upsample_opset9.onnx", "resize_opset10.onnx", "pad_edge_reflect.onnx",
-        "pad_reflect_opset10_crop.onnx"})
+        "pad_reflect_opset10_crop.onnx", "resize_then_conv.onnx"})
     EXPECT_TRUE(expected_outputs().contains(file)) << file;
+}
+
+// Element selections and sums keep a layer's tensors sparse: a 3 x 3 convolution of a 2x nearest upsampling reads
+// at most 2 x 2 distinct pixels of each of the 2 channels, so the layer it closes stores at most 8 weights a row
+// (of 128 inputs), exactly its nonzeros.
+TEST(OnnxOps, ResampledConvolutionStaysSparse) {
+  const Network network = read_onnx(kOpsDir + "resize_then_conv.onnx");
+  ASSERT_EQ(network.layers().size(), 3u);
+  const Weights& w = network.layers()[1].weights;
+  EXPECT_EQ(w.rows(), 512);
+  EXPECT_EQ(w.cols(), 128);
+  EXPECT_TRUE(w.is_sparse());
+  EXPECT_LE(w.stored(), 8 * 512);
+  EXPECT_EQ(w.stored(), (w.to_dense().array() != 0.0).count());
 }
 
 class BadOpsFixture : public ::testing::TestWithParam<BadFixture> {};

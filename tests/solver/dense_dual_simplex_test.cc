@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "core/domain_sampler.h"
@@ -80,6 +81,22 @@ TEST(DenseDualSimplex, DenseFirstGivesClpOnlyTheTimeTheDenseAttemptLeft) {
   DenseFirstLp lp;
   EXPECT_EQ(lp.solve(free_column_lp(), 0.0).status, LpStatus::kTimeLimit);
   EXPECT_EQ(lp.fallbacks(), 1);
+}
+
+// A stop request ends a solve at its next pivot, and DenseFirstLp then hands nothing to CLP; cleared, the same
+// objects solve again.
+TEST(DenseDualSimplex, StopsOnTheStopRequest) {
+  std::atomic<bool> stop{true};
+  DenseDualSimplex dense;
+  dense.set_stop_request(&stop);
+  EXPECT_EQ(dense.solve(two_by_two()).status, LpStatus::kTimeLimit);
+  DenseFirstLp lp;
+  lp.set_stop_request(&stop);
+  EXPECT_EQ(lp.solve(two_by_two()).status, LpStatus::kTimeLimit);
+  EXPECT_EQ(lp.fallbacks(), 0);
+  stop = false;
+  EXPECT_EQ(dense.solve(two_by_two()).status, LpStatus::kOptimal);
+  EXPECT_EQ(lp.solve(two_by_two()).status, LpStatus::kOptimal);
 }
 
 TEST(DenseDualSimplex, DegenerateRowsAndAZeroObjective) {
