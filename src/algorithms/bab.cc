@@ -414,7 +414,8 @@ class Search {
     lp->set_stop_request(deadline_.stop_request());
     Node node;
     const auto stop = [&] {
-      return deadline_.expired() || (options_.bab.node_limit > 0 && nodes.load() >= options_.bab.node_limit);
+      return deadline_.expired() || abandoned_.load(std::memory_order_relaxed) ||
+             (options_.bab.node_limit > 0 && nodes.load() >= options_.bab.node_limit);
     };
     std::vector<Node> children;
     while (frontier_.pop(node, stop)) {
@@ -437,6 +438,8 @@ class Search {
   }
 
   long lps() const { return lps_.load(); }
+  // Set when a worker throws (WorkerThreads::run): the other workers take no further node.
+  std::atomic<bool>* abandon_flag() { return &abandoned_; }
 
  private:
   double incumbent_value() const { return incumbent_.best_value().value_or(-kInfinity); }
@@ -1010,6 +1013,7 @@ class Search {
   std::atomic<long> lps_{0};
   std::atomic<long> cut_id_{0};  // names the cuts apart, so that a child's basis finds its parent's
   std::atomic<bool> stuck_{false};
+  std::atomic<bool> abandoned_{false};
   std::atomic<double> advantage_{1.0};  // moving average of strong branching's advantage over the widest
   mutable std::atomic<long> input_splits_{0};  // counts the input splits made while strong branching rests
 };
@@ -1203,7 +1207,9 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& given, const Dea
   const bool global = sharing && peers->lead();
   WorkerThreads workers(resolve_threads(options.threads));
   const int threads = std::max(1, workers.started());
-  workers.run([&](int) { search.work(nodes); });
+  // A worker that throws takes its node with it: the frontier would never finish, so the others and this loop end
+  // and join() rethrows.
+  workers.run([&](int) { search.work(nodes); }, search.abandon_flag());
   // With no thread of its own, the search runs here; over several processes it needs this thread to trade nodes.
   if (workers.started() == 0) {
     if (sharing) throw Error("bab cannot start a worker thread");
@@ -1232,7 +1238,8 @@ SolveResult run_bab(const Problem& problem, const SolveOptions& given, const Dea
   const auto node_limit = [&] {
     return options.bab.node_limit > 0 && (global ? sharing->nodes() : nodes.load()) >= options.bab.node_limit;
   };
-  while (!(sharing ? sharing->over() : frontier.finished()) && !deadline.expired() && (sharing || !node_limit())) {
+  while (!(sharing ? sharing->over() : frontier.finished()) && !deadline.expired() && !workers.failed() &&
+         (sharing || !node_limit())) {
     std::this_thread::sleep_for(std::chrono::milliseconds(sharing ? 5 : 10));
     if (peers != nullptr) {
       trade_points(problem, *peers, incumbent);
