@@ -25,7 +25,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The suites ThreadSanitizer runs: the ones whose code runs on several threads (sampling, bab, enhanced, the
 # stop rule, bound tightening, the checkpoint gate, gradient, walk, verify's concurrent search and prover).
-TSAN_TESTS := ^([A-Za-z]+/)?(Sampling|SamplingValues|Bab|Enhanced|EnhancedOnTinyNetworks|StopRuleMethods|LpBounds|CheckpointGate|Gradient|GradientSmall|Walk|WalkSmall|Verify|Portfolio|PortfolioSmall|Backstop)\.
+TSAN_TESTS := ^([A-Za-z]+/)?(WorkerThreads|Sampling|SamplingValues|Bab|Enhanced|EnhancedOnTinyNetworks|StopRuleMethods|LpBounds|CheckpointGate|Gradient|GradientSmall|Walk|WalkSmall|Verify|Portfolio|PortfolioSmall|Backstop)\.
 FUZZ_TARGETS := fuzz_onnx fuzz_nnet fuzz_domain_json fuzz_objective_json fuzz_vnnlib fuzz_problem_json
 
 .PHONY: all deps fuzz-deps build build-fuzz test test-asan test-tsan fuzz demo bench bench-venv clean venv python test-python

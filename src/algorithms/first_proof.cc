@@ -36,7 +36,12 @@ SolveResult prove_with_both(const Problem& problem, const SolveOptions& options,
   if (beside.started() < 2) return run_bab(problem, options, deadline, control, start);
   beside.run([&](int t) {
     if (t == 0) {
-      mip = run_mip(problem, mip_options, shared, RunContext{}, start);
+      try {
+        mip = run_mip(problem, mip_options, shared, RunContext{}, start);
+      } catch (...) {
+        running.fetch_sub(1);  // thread 1 ends; bab stops at `stop`, which the pool sets, and join() rethrows
+        throw;
+      }
       if (mip.status == SolveStatus::kOptimal) stop.store(true);
       running.fetch_sub(1);
       return;
@@ -45,7 +50,7 @@ SolveResult prove_with_both(const Problem& problem, const SolveOptions& options,
       if (deadline.interrupted()) stop.store(true);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-  });
+  }, &stop);
   SolveResult bab;
   try {
     bab = run_bab(problem, bab_options, shared, control, start);

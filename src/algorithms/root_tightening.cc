@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "formulation/anderson_cuts.h"
 #include "solver/lp_solver.h"
 
 namespace reluopt {
@@ -119,7 +120,97 @@ void repropagate(const Problem& problem, RootBounds& root, const Deadline& deadl
   if (!prop.empty) root.prop = std::move(prop);
 }
 
+// ---- Refinement of the hidden layers over a box ----
+
+// The LPs of a layer hold the weights of every layer below it: past this many (a 784 -> 256 -> 256 network has
+// 0.27 M) the refinement stops, as each LP would take seconds and its model hundreds of megabytes.
+constexpr double kMaxRefinedWeights = 4e6;
+
+// Hidden layers 0..k-1 of `network` with hidden layer k as the output layer.
+Network layers_up_to(const Network& network, int k) {
+  std::vector<DenseLayer> layers(network.layers().begin(), network.layers().begin() + k + 1);
+  layers.back().linear.clear();
+  return Network(std::move(layers));
+}
+
+// The LP relaxation of the layers below one hidden layer, kept with the basis of its last solve.
+struct LayerLp {
+  Network below;
+  MipFormulation f;
+  std::unique_ptr<LpSolver> lp = make_lp_solver();
+  LpBasis basis;
+  std::atomic<long> cut_id{0};
+};
+
+// max sign * h_kj over the relaxation with up to `rounds` rounds of Anderson cuts, loosened for the LP's
+// tolerances (each LP's bound is safe from its duals); +infinity when no LP ended optimal.
+double neuron_max(LayerLp& n, const DenseLayer& layer, int j, double sign, int rounds, const Deadline& deadline) {
+  const std::vector<int>& inputs = n.f.post_activation.back();
+  for (int column : inputs) n.f.model.set_objective(column, 0.0);
+  layer.weights.for_each_in_row(j, [&](Eigen::Index i, double w) {
+    n.f.model.set_objective(inputs[static_cast<std::size_t>(i)], sign * w);
+  });
+  n.f.model.set_objective_constant(sign * layer.bias[j]);
+  double best = kInfinity;
+  for (int round = 0; !deadline.expired(); ++round) {
+    LpSolution s = n.basis.empty() ? n.lp->solve(n.f.model, deadline.remaining())
+                                   : n.lp->solve_from(n.f.model, n.basis, deadline.remaining());
+    if (s.status != LpStatus::kOptimal) break;
+    best = std::min(best, s.bound);
+    n.basis = std::move(s.basis);
+    if (round == rounds || !add_anderson_cuts(n.f, n.below, s.values.data(), n.cut_id)) break;
+    n.basis.rows.resize(static_cast<std::size_t>(n.f.model.num_rows()), BasisStatus::kBasic);
+  }
+  return best == kInfinity ? best : best + kRootSlack * (1.0 + std::abs(best));
+}
+
+// Layer k's unstable neurons refined in turn, most uncertain first (the least of u and -l); false when the
+// deadline passed while its LP was built.
+bool refine_layer(const Network& network, const Domain& box, int k, int rounds, NeuronBounds& bounds,
+                  const Deadline& deadline) {
+  LayerLp n{layers_up_to(network, k), {}, make_lp_solver(), {}};
+  n.lp->set_stop_request(deadline.stop_request());
+  NeuronBounds below{std::vector<Eigen::VectorXd>(bounds.lower.begin(), bounds.lower.begin() + k),
+                     std::vector<Eigen::VectorXd>(bounds.upper.begin(), bounds.upper.begin() + k)};
+  n.f = big_m_formulation(n.below, box, Objective::output(network.hidden_width(k)), below, false, &deadline);
+  if (!n.f.complete) return false;
+  std::vector<int> order;
+  for (int j = 0; j < network.hidden_width(k); ++j)
+    if (!bounds.is_stable(k, j)) order.push_back(j);
+  Eigen::VectorXd& l = bounds.lower[k];
+  Eigen::VectorXd& u = bounds.upper[k];
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return std::min(u[a], -l[a]) > std::min(u[b], -l[b]); });
+  const DenseLayer& layer = network.hidden_layer(k);
+  const LinearModel base = n.f.model;
+  for (int j : order) {
+    if (deadline.expired()) break;
+    n.f.model = base;  // the cuts of the neuron before: they made each LP 2-10x slower by the seventh neuron
+    n.basis.rows.resize(static_cast<std::size_t>(base.num_rows()));
+    const double up = std::min(u[j], neuron_max(n, layer, j, 1.0, rounds, deadline));
+    const double down = up > 0.0 ? std::max(l[j], -neuron_max(n, layer, j, -1.0, rounds, deadline)) : l[j];
+    // Both hold on the box, which is not empty; crossed bounds could come only from round-off and are not taken.
+    if (down > up) continue;
+    u[j] = up;
+    l[j] = down;
+  }
+  return true;
+}
+
 }  // namespace
+
+void refine_hidden_layers(const Network& network, const Domain& box, const Eigen::VectorXd& output_weights,
+                          double constant, int last_layer, int rounds, NeuronBounds& bounds,
+                          const Deadline& deadline) {
+  double weights_below = static_cast<double>(network.hidden_layer(0).weights.stored());
+  for (int k = 1; k <= std::min(last_layer, network.num_hidden_layers() - 1) && !deadline.expired(); ++k) {
+    if (weights_below > kMaxRefinedWeights) break;
+    weights_below += static_cast<double>(network.hidden_layer(k).weights.stored());
+    if (!refine_layer(network, box, k, rounds, bounds, deadline)) break;
+    Propagation prop = propagate(network, box.lower, box.upper, output_weights, constant, SplitState{}, &bounds,
+                                 &deadline, false);
+    if (!prop.empty) bounds = std::move(prop.bounds);
+  }
+}
 
 RootBounds tighten_root(const Problem& problem, const Deadline& deadline, double share_of_time,
                         const NeuronBounds* prior) {

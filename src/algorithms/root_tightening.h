@@ -33,6 +33,18 @@ struct RootBounds {
 RootBounds tighten_root(const Problem& problem, const Deadline& deadline,
                         double share_of_time = kRootTighteningShare, const NeuronBounds* prior = nullptr);
 
+// Hidden layers 1..last_layer of `bounds` (valid over `box`, a plain box) tightened in turn, within `deadline`:
+// each unstable neuron's max and min over the LP relaxation of the layers below it (big-M, MATH.md §3, with the
+// bounds found so far; layer 0 needs none, interval arithmetic is exact over a box) and up to `rounds` rounds of
+// Anderson et al.'s cuts (MATH.md §5) that its optimum violates, most uncertain neuron first; each bound is the
+// LP's safe dual bound loosened for its tolerances, the tighter of it and the one before is kept. After each
+// layer a propagation of the objective (output_weights, constant) with the bounds as its prior carries them to
+// the later layers. The LP relaxation of the triangle alone is about CROWN's (within 0.5% on a 784 -> 4x256 ->
+// 10 network); the cuts are what narrows the bounds (to about 0.77x on its second layer, bab.cc).
+void refine_hidden_layers(const Network& network, const Domain& box, const Eigen::VectorXd& output_weights,
+                          double constant, int last_layer, int rounds, NeuronBounds& bounds,
+                          const Deadline& deadline);
+
 // The model's rows C y <= e on the outputs (formulation/mip_formulation.h), each loosened by an allowance for
 // the rounding of its coefficients C W_L and right-hand side e - C b_L, so that an LP keeps every point that
 // meets the rows exactly.

@@ -56,6 +56,7 @@ struct SharedState {
   std::atomic<long> lp_failures{0};
   std::atomic<long> infeasible_regions{0};
   std::atomic<int> finished{0};
+  std::atomic<bool> abandoned{false};  // a worker threw (WorkerThreads::run): the others end
   Incumbent incumbent;
   // Thread t records its samples first_thread + t + k total_threads in order; gather() moves them into `values`.
   std::vector<std::vector<SampleRecord>> records;
@@ -104,10 +105,22 @@ struct SharedState {
   }
 };
 
+// A worker's end, however it comes (an exception too): it leaves the checkpoint gate, whose other workers would
+// wait for it, and counts as finished for the driver's loop.
+struct WorkerEnd {
+  SharedState& shared;
+  CheckpointGate* gate;
+  ~WorkerEnd() {
+    if (gate != nullptr) gate->leave();
+    shared.finished.fetch_add(1);
+  }
+};
+
 // One thread's loop: sample, LP of the sample's region, and (Algorithm 2) local search from its optimum.
 void sampling_worker(const Problem& problem, const SolveOptions& options, int thread, const Deadline& deadline,
                      const ImproverFactory& make_improver, const MoverFactory& make_mover, SharedState& shared,
                      CheckpointGate* gate) {
+  const WorkerEnd end{shared, gate};
   const FreeMask* concave = options.relax_concave ? &problem.concave : nullptr;
   RegionSolver regions(problem, concave, deadline);
   const int global_thread = shared.first_thread + thread;
@@ -129,7 +142,8 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     shared.incumbent.offer(std::move(point));
   };
   for (long i = global_thread; i < options.sampling.samples; i += shared.total_threads) {
-    if (deadline.expired() || (gate != nullptr && !gate->admit(i))) break;
+    if (deadline.expired() || shared.abandoned.load(std::memory_order_relaxed) || (gate != nullptr && !gate->admit(i)))
+      break;
     if (shared.first_point_by && shared.first_point_by->expired() && !shared.incumbent.best_value()) break;
     // The sample (or the point a mover reached from it) is feasible: keep it, so an LP failure never leaves us
     // without a point.
@@ -186,8 +200,6 @@ void sampling_worker(const Problem& problem, const SolveOptions& options, int th
     }
     record_value(value);
   }
-  if (gate != nullptr) gate->leave();
-  shared.finished.fetch_add(1);
 }
 
 // X_0..X_{n-1} at checkpoint n: this process's; over several processes, on the lead, everyone's (elsewhere
@@ -332,7 +344,7 @@ SolveResult run_sampling(const Problem& problem, const SolveOptions& options, co
   const auto work = [&](int t) {
     sampling_worker(problem, options, t, deadline, improver, mover, shared, gate ? &*gate : nullptr);
   };
-  workers.run(work);
+  workers.run(work, &shared.abandoned);
   if (workers.started() == 0) work(0);
   try {
     watch_workers(problem, control, deadline, threads, shared);

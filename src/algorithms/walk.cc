@@ -52,6 +52,7 @@ struct WalkShared {
   std::atomic<long> walks{0};
   std::atomic<long> lps{0};
   std::atomic<int> finished{0};
+  std::atomic<bool> abandoned{false};  // a worker threw (WorkerThreads::run): the others and the driver end
 
   bool first_visit(std::size_t hash) {
     std::lock_guard<std::mutex> lock(visited_mutex);
@@ -187,7 +188,7 @@ void walk_worker(const WalkContext& context, std::uint64_t seed, int thread, int
   relaxation_lp->set_stop_request(deadline.stop_request());
   RegionSolver region_lp(context.problem, context.concave, deadline);
   const Problem& problem = context.problem;
-  for (int round = thread; round < rounds && !deadline.expired(); round += threads) {
+  for (int round = thread; round < rounds && !deadline.expired() && !shared.abandoned.load(); round += threads) {
     // A model's rows may leave the walks without a point to diversify from: sampled walks look for one.
     if (diversify && shared.incumbent.best_value()) {
       diversification_round(context, stream_seed(seed, round), *relaxation_lp, region_lp, deadline, shared);
@@ -205,7 +206,7 @@ void walk_worker(const WalkContext& context, std::uint64_t seed, int thread, int
 void report_progress(const Problem& problem, const RunContext& control, const Deadline& deadline,
                      WalkShared& shared, int threads) {
   double next_progress = control.progress_interval;
-  while (shared.finished.load() < threads) {
+  while (shared.finished.load() < threads && !shared.abandoned.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (control.peers != nullptr) trade_points(problem, *control.peers, shared.incumbent);
     if (control.exchange != nullptr) trade_points(problem, *control.exchange, shared.incumbent);
@@ -277,7 +278,7 @@ SolveResult run_walk(const Problem& problem, const SolveOptions& options, const 
   const auto work = [&](int t) {
     walk_worker(context, options.seed, first + t, all, rounds, root_solved, deadline, shared);
   };
-  workers.run(work);
+  workers.run(work, &shared.abandoned);
   if (workers.started() == 0) work(0);
   report_progress(problem, control, deadline, shared, threads);
   workers.join();

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -17,26 +18,43 @@
 
 namespace reluopt {
 
-// What a parked thread waits for: the work, or the word that there is none for it.
+// What a parked thread waits for: the work, or the word that there is none for it; and what a worker threw.
 struct WorkerThreads::Gate {
   std::mutex mutex;
   std::condition_variable opened;
   bool open = false;
   int kept = std::numeric_limits<int>::max();  // threads t >= kept end without work
   std::function<void(int)> work;
+  std::atomic<bool>* stop = nullptr;  // the run's, set when a worker throws
+  std::exception_ptr error;           // the first exception of a worker, under `mutex`
+  std::atomic<bool> failed{false};
 
   void wait_and_run(int t) {
     std::unique_lock<std::mutex> lock(mutex);
     opened.wait(lock, [&] { return open || t >= kept; });
     if (t >= kept) return;
     lock.unlock();
-    if (work) work(t);
+    if (!work) return;
+    try {
+      work(t);
+    } catch (...) {
+      fail(std::current_exception());
+    }
   }
-  void release(std::function<void(int)> given) {
+  void fail(std::exception_ptr thrown) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (!error) error = std::move(thrown);
+    }
+    failed.store(true);
+    if (stop != nullptr) stop->store(true);
+  }
+  void release(std::function<void(int)> given, std::atomic<bool>* run_stop) {
     {
       const std::lock_guard<std::mutex> lock(mutex);
       if (open) return;
       work = std::move(given);
+      stop = run_stop;
       open = true;
     }
     opened.notify_all();
@@ -127,12 +145,27 @@ WorkerThreads::WorkerThreads(int wanted) : gate_(std::make_shared<Gate>()) {
   }
 }
 
-WorkerThreads::~WorkerThreads() { join(); }
+// A destructor must not throw: an exception a worker left is dropped here (the caller that wants it joins first).
+WorkerThreads::~WorkerThreads() { join_threads(); }
 
-void WorkerThreads::run(std::function<void(int)> work) { gate_->release(std::move(work)); }
+void WorkerThreads::run(std::function<void(int)> work, std::atomic<bool>* stop) {
+  gate_->release(std::move(work), stop);
+}
+
+bool WorkerThreads::failed() const { return gate_->failed.load(); }
 
 void WorkerThreads::join() {
-  gate_->release(nullptr);
+  join_threads();
+  std::exception_ptr error;
+  {
+    const std::lock_guard<std::mutex> lock(gate_->mutex);
+    std::swap(error, gate_->error);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void WorkerThreads::join_threads() {
+  gate_->release(nullptr, nullptr);
   for (std::thread& thread : threads_) {
     if (!thread.joinable()) continue;
     thread.join();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -19,9 +20,13 @@ namespace reluopt {
 //
 // The threads start parked, so that a run learns how many it has before it divides the work among them:
 //   WorkerThreads pool(wanted);            // up to `wanted` threads, pool.started() of them
-//   pool.run([&](int t) { ... });          // thread t runs work(t); returns at once
-//   pool.join();                           // (or the destructor)
+//   pool.run([&](int t) { ... }, &stop);   // thread t runs work(t); returns at once
+//   pool.join();                           // rethrows a worker's exception (the destructor joins quietly)
 // With none started (started() == 0) the calling thread is the only worker left to the run.
+//
+// An exception out of work(t) (std::bad_alloc on a large model) would end the process from a thread (std::terminate);
+// the pool keeps the first one instead, failed() turns true and the run's `stop` flag is set, so that the other
+// workers and the run's driver, which would wait for the failed thread's work, end; join() rethrows it to the caller.
 class WorkerThreads {
  public:
   explicit WorkerThreads(int wanted);
@@ -30,8 +35,12 @@ class WorkerThreads {
   WorkerThreads& operator=(const WorkerThreads&) = delete;
 
   int started() const { return static_cast<int>(threads_.size()); }
-  // Thread t runs work(t) for t < started(). Called at most once; a pool never run ends its threads idle.
-  void run(std::function<void(int)> work);
+  // Thread t runs work(t) for t < started(). Called at most once; a pool never run ends its threads idle. `stop`
+  // (may be null) is set when a worker throws.
+  void run(std::function<void(int)> work, std::atomic<bool>* stop = nullptr);
+  // Whether a worker threw (its exception waits for join()).
+  bool failed() const;
+  // Joins every thread, then rethrows the first exception of a worker, if any.
   void join();
   // Lets the threads run on by themselves (a solver left behind at a time limit); they hold what they need.
   void detach();
@@ -40,6 +49,7 @@ class WorkerThreads {
   struct Gate;
   std::shared_ptr<Gate> gate_;
   std::vector<std::thread> threads_;
+  void join_threads();
 };
 
 // The number of worker threads a run asks for: `threads`, or all cores for 0.

@@ -13,7 +13,9 @@
 // global, so the cuts are valid at every node of a branch-and-bound tree.
 #include "formulation/anderson_cuts.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "formulation/formulation_parts.h"
 
@@ -91,6 +93,18 @@ std::vector<LinearCut> AndersonSeparator::separate(const double* solution) const
     }
   }
   return cuts;
+}
+
+bool add_anderson_cuts(MipFormulation& f, const Network& network, const double* point, std::atomic<long>& next_id) {
+  const std::vector<LinearCut> found = AndersonSeparator(f, network, 1e-6).separate(point);
+  for (const LinearCut& cut : found) {
+    double scale = std::abs(cut.upper);
+    for (std::size_t i = 0; i < cut.index.size(); ++i)
+      scale += std::abs(cut.value[i]) * std::max(std::abs(f.model.col_lower()[cut.index[i]]),
+                                                 std::abs(f.model.col_upper()[cut.index[i]]));
+    f.model.add_row(cut.index, cut.value, cut.lower, cut.upper + 1e-9 * scale, "cut" + std::to_string(next_id++));
+  }
+  return !found.empty();
 }
 
 }  // namespace reluopt

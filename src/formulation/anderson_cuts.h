@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <vector>
 
 #include "formulation/mip_formulation.h"
@@ -20,5 +21,9 @@ class AndersonSeparator : public CutSeparator {
   const Network& network_;
   double tolerance_;
 };
+
+// Adds to f's model the Anderson cuts that `point` violates, each loosened by a margin for the rounding of its
+// coefficients and named "cut<id>" from `next_id` (counted up): false when there is none.
+bool add_anderson_cuts(MipFormulation& f, const Network& network, const double* point, std::atomic<long>& next_id);
 
 }  // namespace reluopt

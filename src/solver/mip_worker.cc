@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -50,6 +51,7 @@ struct MipRun {
   std::condition_variable done_signal;
   bool done = false;
   MipResult solution;
+  std::exception_ptr error;  // what the solve threw, for the caller that still waits
 };
 
 // Forwards to the caller's separator until the hooks are cut off.
@@ -121,9 +123,18 @@ MipResult solve_in_worker(MipSolveFunction solve, const LinearModel& model, cons
   }
   const auto work = [solve, run, separator = std::shared_ptr<HookedSeparator>(std::move(separator)),
                       worker_deadline = Deadline(deadline.remaining(), &run->stop)](int) {
-    MipResult solution = solve(run->model, worker_deadline, run->options);
+    // An exception (std::bad_alloc on a large model) is the caller's: it ends the wait, and a worker left behind
+    // drops it.
+    MipResult solution;
+    std::exception_ptr error;
+    try {
+      solution = solve(run->model, worker_deadline, run->options);
+    } catch (...) {
+      error = std::current_exception();
+    }
     std::lock_guard<std::mutex> lock(run->done_mutex);
     run->solution = std::move(solution);
+    run->error = std::move(error);
     run->done = true;
     run->done_signal.notify_all();
   };
@@ -133,6 +144,7 @@ MipResult solve_in_worker(MipSolveFunction solve, const LinearModel& model, cons
   if (worker.started() == 0) work(0);
   if (wait_for(*run, deadline)) {
     worker.join();
+    if (run->error) std::rethrow_exception(run->error);
     return std::move(run->solution);
   }
   // Left behind: cut the hooks off (waiting for one that runs now), then report what the hooks saw.

@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
+#include <new>
 
+#include "algorithms/problem.h"
+#include "algorithms/sampling.h"
 #include "lp/linear_model.h"
 #include "reluopt/error.h"
 #include "reluopt/solve.h"
@@ -112,6 +116,35 @@ TEST(Sampling, RejectsBadInput) {
   EXPECT_THROW(solve(net, Domain::unit_box(3), Objective::output(1), sampling(5, 1)), Error);
   EXPECT_THROW(solve(net, Domain::unit_box(2), Objective::output(2), sampling(5, 1)), Error);
   EXPECT_THROW(parse_method("simulated-annealing"), Error);
+}
+
+// Evaluates each sample where it is; the mover of thread 1 throws std::bad_alloc at its third sample instead.
+class FailingMover final : public SampleMover {
+ public:
+  FailingMover(const Problem& problem, int thread) : problem_(problem), thread_(thread) {}
+  EvaluatedPoint move(const Eigen::VectorXd& sample, const Deadline&) override {
+    if (thread_ == 1 && ++moves_ == 3) throw std::bad_alloc();
+    return evaluate_point(problem_, sample);
+  }
+
+ private:
+  const Problem& problem_;
+  int thread_;
+  int moves_ = 0;
+};
+
+// A worker's exception reaches run_sampling's caller, and the other worker, which has ten million samples to go
+// (and with the stop rule, checkpoints that wait for the failed worker), ends at once: the test would hang
+// otherwise.
+TEST(Sampling, AWorkersExceptionReachesTheCallerAndEndsTheRun) {
+  const Network net = testing::tiny_network();
+  const Problem problem = make_problem(net, Domain::unit_box(2), Objective::output(1));
+  const MoverFactory failing = [&](int thread) { return std::make_unique<FailingMover>(problem, thread); };
+  for (const bool rule : {false, true}) {
+    SolveOptions options = sampling(10000000, 2);
+    if (rule) options.sampling.stop_rule = StopRuleOptions{1e-9, 0.05, 100, 1.2};
+    EXPECT_THROW(run_sampling(problem, options, Deadline(), RunContext{}, {}, failing), std::bad_alloc) << rule;
+  }
 }
 
 }  // namespace

@@ -6,9 +6,13 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/worker_threads.h"
@@ -34,6 +38,34 @@ TEST(WorkerThreads, APoolNeverRunEndsIdle) {
   WorkerThreads none(0);
   EXPECT_EQ(none.started(), 0);
   none.run([](int) { ADD_FAILURE() << "no thread to run it"; });
+}
+
+// Thread 0 throws; threads 1 and 2 run until the run's stop flag, which only the pool sets: join() then rethrows
+// the exception, once. Without the flag the test would hang.
+TEST(WorkerThreads, AWorkersExceptionSetsTheStopFlagAndJoinRethrowsIt) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> stopped{0};
+  WorkerThreads pool(3);
+  ASSERT_EQ(pool.started(), 3);
+  pool.run(
+      [&](int t) {
+        if (t == 0) throw std::bad_alloc();
+        while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        stopped.fetch_add(1);
+      },
+      &stop);
+  EXPECT_THROW(pool.join(), std::bad_alloc);
+  EXPECT_TRUE(pool.failed());
+  EXPECT_EQ(stopped.load(), 2);
+  EXPECT_NO_THROW(pool.join());
+}
+
+// A pool destroyed with an exception nobody joined for drops it (a destructor must not throw).
+TEST(WorkerThreads, TheDestructorDropsAnExceptionNotJoinedFor) {
+  WorkerThreads pool(2);
+  pool.run([](int t) {
+    if (t == 1) throw std::runtime_error("dropped");
+  });
 }
 
 TEST(WorkerThreads, ResolveThreadsReadsZeroAsAllCores) {
