@@ -1287,7 +1287,7 @@ SolveResult search_once(const Problem& problem, const SolveOptions& given, const
 // 784 -> 4x256 -> 10 network (an L-inf ball of radius 0.025) one second-layer neuron's LP with one round of cuts
 // narrows its interval to about 0.77x (CROWN's, and the plain LP's, are within 0.5% of each other) in 0.3 s, and
 // the second layer so refined moves the propagated bound on the margin from 13.2 to 5.4, where a search of 60 s
-// ends at 6.0 (bench/results/crown_bench.md, Fourth pass).
+// ends at 4.8-6.0 (bench/results/crown_bench.md, Fourth pass).
 constexpr double kFirstSearchShare = 0.1;
 constexpr double kFirstSearchSeconds = 10.0;
 constexpr double kRefineShare = 0.5;

@@ -208,7 +208,7 @@ RelaxationReport relax(const Network& network, const Domain& domain, const Objec
                  remaining_after(control, clock));
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
-    const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
+    const detail::MaxMinNetwork compiled = compile_objective(network, domain, objective, clock);
     return relax(compiled.network, domain, compiled.objective, options, remaining_after(control, clock));
   }
   validate_options(options, control.time_limit);

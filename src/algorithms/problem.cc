@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "bounds/symbolic_bounds.h"
 #include "lp/linear_model.h"
 #include "reluopt/error.h"
 #include "solver/lp_solver.h"
@@ -139,6 +140,15 @@ EvaluatedPoint evaluate_point(const Problem& problem, Eigen::VectorXd x) {
   if (problem.rows.has_output_rows()) point.feasible = point.feasible && output_row_excess(problem.rows, point.outputs) <= 0.0;
   point.x = std::move(x);
   return point;
+}
+
+detail::MaxMinNetwork compile_objective(const Network& network, const Domain& domain, const Objective& objective,
+                                        const Deadline& clock) {
+  constexpr double kBoundsShare = 0.1;
+  const Deadline bounds_clock = clock.limited(kBoundsShare * clock.remaining());
+  const OutputRange y = output_range(network, domain.lower, domain.upper, &bounds_clock);
+  const detail::TermLowerBounds lower = detail::term_lower_bounds(objective, y.lower, y.upper);
+  return *detail::compile_max_min(network, objective, Deadline(), lower);
 }
 
 }  // namespace reluopt

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include "bounds/bounds.h"
+#include "core/max_min_network.h"
 #include "formulation/pattern_lp.h"
 #include "reluopt/domain.h"
 #include "reluopt/network.h"
@@ -38,6 +39,11 @@ struct Problem {
 };
 
 Problem make_problem(const Network& network, Domain domain, Objective objective, ModelRows rows = {});
+
+// A max-min objective compiled into ReLU layers (core/max_min_network.h) with its terms' lower bounds over the
+// domain's box, from bounds on the outputs that may take a tenth of `clock`'s time left.
+detail::MaxMinNetwork compile_objective(const Network& network, const Domain& domain, const Objective& objective,
+                                        const Deadline& clock);
 
 // A point of P with its forward value: the only way a method reports a solution.
 struct EvaluatedPoint {

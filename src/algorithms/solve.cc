@@ -151,7 +151,7 @@ SolveResult solve(const Network& network, const Domain& domain, const Objective&
   }
   if (!objective.is_linear()) {
     objective.validate(network.output_dim());
-    const detail::MaxMinNetwork compiled = detail::compile_max_min(network, objective);
+    const detail::MaxMinNetwork compiled = compile_objective(network, domain, objective, clock);
     return detail::map_max_min_result(
         solve(compiled.network, domain, compiled.objective, options, remaining_after(context, clock)), network,
         objective);

@@ -92,30 +92,6 @@ bool implies(const OutputConstraint& p, const OutputConstraint& q) {
   return p.constant > q.constant || (p.constant == q.constant && (p.strict || !q.strict));
 }
 
-struct OutputRange {
-  Eigen::VectorXd lower, upper;
-};
-
-// Valid bounds on every output over the box: symbolic bounds on the hidden layers (interval ones past
-// `deadline`), then interval arithmetic through the output layer, each with its round-off margin.
-OutputRange output_range(const Network& network, const Domain& box, const Deadline* deadline) {
-  Eigen::VectorXd lo = box.lower, hi = box.upper;
-  const int hidden = network.num_hidden_layers();
-  if (hidden > 0) {
-    const NeuronBounds bounds = symbolic_bounds(network, box.lower, box.upper, deadline);
-    if (static_cast<int>(bounds.upper.size()) != hidden) {
-      const Eigen::Index m = network.output_dim();
-      return {Eigen::VectorXd::Constant(m, -kInfinity), Eigen::VectorXd::Constant(m, kInfinity)};
-    }
-    lo = bounds.lower.back().cwiseMax(0.0);
-    hi = bounds.upper.back().cwiseMax(0.0);
-  }
-  OutputRange range;
-  Eigen::VectorXd reach;
-  interval_layer(network.output_layer(), lo, hi, range.lower, range.upper, reach);
-  return range;
-}
-
 // Valid bounds on g(y) = c.weights^T y + c.constant over the output range.
 std::pair<double, double> constraint_range(const OutputConstraint& c, const OutputRange& y) {
   const DenseLayer row{c.weights.transpose(), Eigen::VectorXd::Constant(1, c.constant)};
@@ -464,17 +440,6 @@ CasePlan plan_case(const Network& network, const VnnlibCase& property_case, cons
   return plan;
 }
 
-// Lower bounds of margin_objective(group)'s terms -(g(y)) over the output range, laid out as its terms.
-detail::TermLowerBounds term_lower_bounds(const VnnlibCase& group, const OutputRange& y) {
-  detail::TermLowerBounds lower;
-  for (const Conjunction& conjunction : group.unsafe) {
-    lower.emplace_back();
-    for (const OutputConstraint& c : conjunction) lower.back().push_back(-constraint_range(c, y).second);
-    if (conjunction.empty()) lower.back().push_back(0.0);
-  }
-  return lower;
-}
-
 // One run of the search and the prover on `group` (compiled within kMaxMinBudgetBytes), for at most `seconds`;
 // its points go to take_point, their margins measured on the whole conjunction when the group holds some of its
 // constraints only (`whole` not empty). nullopt when the deadline passed while compiling.
@@ -486,7 +451,7 @@ std::optional<CaseRun> run_group(const Network& network, const VnnlibProperty& p
   const Objective margin = margin_objective(group, property.num_outputs);
   margin.validate(property.num_outputs);
   const std::optional<detail::MaxMinNetwork> compiled =
-      detail::compile_max_min(network, margin, case_clock, term_lower_bounds(group, range));
+      detail::compile_max_min(network, margin, case_clock, detail::term_lower_bounds(margin, range.lower, range.upper));
   if (!compiled) return std::nullopt;
   CaseRun run;
   try {
@@ -636,7 +601,7 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
     return out;
   }
   const Deadline bounds_deadline = deadline ? deadline->limited(bounds_seconds) : Deadline(bounds_seconds, nullptr);
-  const OutputRange y = output_range(network, property_case.box, &bounds_deadline);
+  const OutputRange y = output_range(network, property_case.box.lower, property_case.box.upper, &bounds_deadline);
   out.output_lower = y.lower;
   out.output_upper = y.upper;
   std::vector<Conjunction> kept;

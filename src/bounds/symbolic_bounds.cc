@@ -387,4 +387,23 @@ NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, 
   return propagate(network, lo, hi, Eigen::VectorXd(), 0.0, SplitState{}, nullptr, deadline).bounds;
 }
 
+OutputRange output_range(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                         const Deadline* deadline) {
+  Eigen::VectorXd z_lo = lo, z_hi = hi;
+  const int hidden = network.num_hidden_layers();
+  if (hidden > 0) {
+    const NeuronBounds bounds = symbolic_bounds(network, lo, hi, deadline);
+    if (static_cast<int>(bounds.upper.size()) != hidden) {
+      const Eigen::Index m = network.output_dim();
+      return {Eigen::VectorXd::Constant(m, -kInfinity), Eigen::VectorXd::Constant(m, kInfinity)};
+    }
+    z_lo = bounds.lower.back().cwiseMax(0.0);
+    z_hi = bounds.upper.back().cwiseMax(0.0);
+  }
+  OutputRange range;
+  Eigen::VectorXd reach;
+  interval_layer(network.output_layer(), z_lo, z_hi, range.lower, range.upper, reach);
+  return range;
+}
+
 }  // namespace reluopt

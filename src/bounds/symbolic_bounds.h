@@ -69,4 +69,13 @@ Eigen::VectorXd best_vertex(const Eigen::VectorXd& lambda, const Eigen::VectorXd
 NeuronBounds symbolic_bounds(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                              const Deadline* deadline = nullptr);
 
+// Valid bounds on every output of the network over the box [lo, hi].
+struct OutputRange {
+  Eigen::VectorXd lower, upper;
+};
+// Symbolic bounds on the hidden layers (interval ones for the neurons they have not reached when `deadline` ends),
+// then interval arithmetic through the output layer, each with its round-off margin.
+OutputRange output_range(const Network& network, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                         const Deadline* deadline = nullptr);
+
 }  // namespace reluopt

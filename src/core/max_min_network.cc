@@ -213,6 +213,23 @@ std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objec
   return compile(network, objective, deadline, nullptr, &term_lower);
 }
 
+TermLowerBounds term_lower_bounds(const Objective& objective, const Eigen::VectorXd& y_lower,
+                                  const Eigen::VectorXd& y_upper) {
+  TermLowerBounds lower;
+  for (const std::vector<ObjectiveTerm>& disjunct : objective.terms()) {
+    lower.emplace_back();
+    for (const ObjectiveTerm& term : disjunct) {
+      double sum = term.constant;
+      for (Eigen::Index i = 0; i < term.weights.size(); ++i) {
+        const double c = term.weights[i];
+        if (c != 0.0) sum += c * (c > 0.0 ? y_lower[i] : y_upper[i]);
+      }
+      lower.back().push_back(std::isnan(sum) ? kUnbounded : sum);
+    }
+  }
+  return lower;
+}
+
 MaxMinNetwork compile_max_min_carrying(const Network& network, const Objective& objective,
                                        const Eigen::VectorXd& lower) {
   return *compile(network, objective, Deadline(), &lower, nullptr);

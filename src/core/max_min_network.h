@@ -30,6 +30,10 @@ std::optional<MaxMinNetwork> compile_max_min(const Network& network, const Objec
 
 // Lower bounds of the terms c_kl^T y + d_kl over the domain, laid out as Objective::terms(): entry [k][l].
 using TermLowerBounds = std::vector<std::vector<double>>;
+// The terms' lower bounds for outputs y in [y_lower, y_upper] (-infinity for a term over an unbounded output).
+// Their round-off is far below the 1 that carry_shift puts between a bound and its neuron's shift.
+TermLowerBounds term_lower_bounds(const Objective& objective, const Eigen::VectorXd& y_lower,
+                                  const Eigen::VectorXd& y_upper);
 // The same with each term's lower bound known: a value then passes a layer as one neuron relu(v - L) + L, L below
 // its bound, which is active on the whole domain, so a prover never has to split it. Throws Error when the
 // bounds' layout is not the objective's.
