@@ -119,6 +119,9 @@ SparseRows masked_columns(const SparseRows& W, const std::vector<std::uint8_t>& 
 // The rows `active` of a compressed sparse G, in that order.
 SparseRows rows_of(const SparseRows& G, const std::vector<Eigen::Index>& active) {
   SparseRows rows(static_cast<Eigen::Index>(active.size()), G.cols());
+  // A layer with no active neuron: Eigen's makeCompressed() reads past an empty matrix's outer index once
+  // reserve() has made it uncompressed.
+  if (active.empty()) return rows;
   Eigen::VectorXi per_row(rows.rows());
   for (Eigen::Index r = 0; r < rows.rows(); ++r)
     per_row[r] = G.outerIndexPtr()[active[r] + 1] - G.outerIndexPtr()[active[r]];
