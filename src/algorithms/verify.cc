@@ -404,15 +404,16 @@ constexpr std::size_t kMaxSeparateDisjuncts = 64;
 // The disjuncts of `joint`, one case each, ordered by their margin at the box's centre, smallest first: the
 // disjunct closest to failing there, usually the hardest to prove, comes last and inherits the time the others
 // leave.
-std::vector<VnnlibCase> separate_disjuncts(const Network& network, const VnnlibCase& joint, int num_outputs) {
+std::vector<VnnlibCase> separate_disjuncts(const Network& network, const VnnlibCase& joint) {
   std::vector<VnnlibCase> separate;
   const std::size_t n = joint.unsafe.size();
   if (n < 2 || n > kMaxSeparateDisjuncts) return separate;
   const Eigen::VectorXd y = network.forward(0.5 * (joint.box.lower + joint.box.upper));
-  std::vector<std::pair<double, std::size_t>> order;
+  std::vector<std::pair<double, std::size_t>> order;  // (the conjunction's margin min_l -g_l(y), its index)
   for (std::size_t i = 0; i < n; ++i) {
-    const Objective margin = margin_objective(VnnlibCase{joint.box, {joint.unsafe[i]}}, num_outputs);
-    order.emplace_back(margin.value(y), i);
+    double margin = kInfinity;
+    for (const OutputConstraint& c : joint.unsafe[i]) margin = std::min(margin, -c.value(y));
+    order.emplace_back(margin, i);
   }
   std::stable_sort(order.begin(), order.end());
   for (const auto& [value, i] : order) separate.push_back(VnnlibCase{joint.box, {joint.unsafe[i]}});
@@ -436,7 +437,7 @@ CasePlan plan_case(const Network& network, const VnnlibCase& property_case, cons
                          plan.counts.constraints_left_out, plan.whole);
   plan.counts.runs = plan.runs.size();
   if (plan.runs.size() == 1 && plan.whole[0].empty())
-    plan.separate = separate_disjuncts(network, plan.runs[0], static_cast<int>(network.output_dim()));
+    plan.separate = separate_disjuncts(network, plan.runs[0]);
   return plan;
 }
 
@@ -503,14 +504,14 @@ std::optional<double> run_separately(const Network& network, const VnnlibPropert
                                      const CasePlan& plan, const VerifyOptions& options, const Deadline& case_clock,
                                      const RunContext& control, std::size_t channel, VerifyCaseReport& report,
                                      VerifyResult& result) {
-  std::optional<double> bound = -kInfinity;
+  double bound = -kInfinity;
   for (std::size_t i = 0; i < plan.separate.size(); ++i) {
     if (result.status == VerifyStatus::kSat || case_clock.expired()) return std::nullopt;
     const std::optional<CaseRun> run =
         run_group(network, property, k, plan.separate[i], {}, plan.range, options, case_clock, control, channel,
                   case_clock.remaining() / static_cast<double>(plan.separate.size() - i), report, result);
     if (!run || !run->prover.bound) return std::nullopt;
-    bound = std::max(*bound, *run->prover.bound);
+    bound = std::max(bound, *run->prover.bound);
   }
   return bound;
 }
