@@ -7,7 +7,7 @@ Parts:
          maximize the output; bench/acceptance_bounds.py's), d in --grid-dims: gap = (bound - value) / |value|
          after --time-limit seconds, nodes. (With one hidden layer bab always takes the LP: nothing changes.)
   paper  the paper's grid networks of --paper (1 or 2 hidden layers of 100, d inputs) with --before and --binary,
-         alternating per network: gap after --time-limit seconds.
+         alternating per network: gap after --time-limit seconds, by --paper-method (bab unless told).
   verify the same balls decided by `reluopt verify` (stopping at the answer) with --before and --binary,
          alternating per instance: answer and wall time.
   mnist  784 -> 256 x L -> 10 networks (bench/train_mnist_shape.py, synthetic 28x28 images), L in --layers; for
@@ -43,11 +43,11 @@ import train_mnist_shape  # noqa: E402
 CONFIGS = [("LP", ["--slope-steps", "0"]), ("optimized", [])]
 
 
-def solve(binary, inst, flags, limit, workdir, threads=1):
+def solve(binary, inst, flags, limit, workdir, threads=1, method="bab"):
     inst.write(workdir)
     out = os.path.join(workdir, inst.name + "_%s.json" % ("lp" if flags else "opt"))
     cmd = [binary, "solve", inst.model_path, "--domain", inst.domain_path, "--objective", inst.objective_path,
-           "--method", "bab", "--threads", str(threads), "--seed", "1", "--time-limit", str(limit), "--json", out,
+           "--method", method, "--threads", str(threads), "--seed", "1", "--time-limit", str(limit), "--json", out,
            "--quiet"] + flags
     start = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
@@ -90,7 +90,8 @@ def paper_part(a, workdir):
                            ac.box_domain(d), ac.max_output_objective(), desc="Xavier seed %d" % seed)
         row = dict(instance=inst.name, seed=seed)
         for name, binary in (("before", a.before), ("after", a.binary)):
-            row[name] = solve(binary, inst, [], a.time_limit, workdir, threads=a.paper_threads)
+            row[name] = solve(binary, inst, [], a.time_limit, workdir, threads=a.paper_threads,
+                              method=a.paper_method)
             row[name]["gap"] = gap(row[name])
             print(inst.name, name, row[name], flush=True)
         rows.append(row)
@@ -99,9 +100,9 @@ def paper_part(a, workdir):
 
 def write_paper(a, rows):
     L = ["## The paper's grid, before and after", "",
-         "`reluopt solve --method bab --threads %d --seed 1 --time-limit %g`, *before* = `%s`, *after* = `%s`, one "
-         "after the other per network; gap = (bound - value) / |value|." % (a.paper_threads, a.time_limit, a.before,
-                                                                            a.binary), "",
+         "`reluopt solve --method %s --threads %d --seed 1 --time-limit %g`, *before* = `%s`, *after* = `%s`, one "
+         "after the other per network; gap = (bound - value) / |value|." % (a.paper_method, a.paper_threads,
+                                                                            a.time_limit, a.before, a.binary), "",
          "| network | gap before | gap after | after / before | status before | status after | nodes before | "
          "nodes after |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -275,6 +276,7 @@ def main():
     ap.add_argument("--before", help="verify and paper parts: the binary to compare --binary with")
     ap.add_argument("--paper", nargs="+", default=["1x100", "1x200", "2x10", "2x20"], help="LAYERSxD")
     ap.add_argument("--paper-threads", type=int, default=1)
+    ap.add_argument("--paper-method", default="bab", help="paper part: the --method of every run (default: bab)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "crown_bench"))
     a = ap.parse_args()
     load = " ".join("%.2f" % v for v in os.getloadavg())
