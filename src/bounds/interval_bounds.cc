@@ -17,11 +17,13 @@ int NeuronBounds::num_unstable() const {
 
 void interval_step(const Eigen::MatrixXd& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
                    const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u, Eigen::VectorXd* abs_reach) {
-  // Column by column, in memory order and without the matrices W+ and W- (two copies of W).
+  // Column by column, in memory order and without the matrices W+ and W- (two copies of W); an input fixed at 0
+  // (a neuron off over the box) adds nothing.
   if (l) *l = bias;
   if (u) *u = bias;
   if (abs_reach) *abs_reach = bias.cwiseAbs();
   for (Eigen::Index i = 0; i < weights.cols(); ++i) {
+    if (lo[i] == 0.0 && hi[i] == 0.0) continue;
     const auto w = weights.col(i).array();
     if (l) l->array() += w.max(0.0) * lo[i] + w.min(0.0) * hi[i];
     if (u) u->array() += w.max(0.0) * hi[i] + w.min(0.0) * lo[i];
