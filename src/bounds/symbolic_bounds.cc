@@ -125,7 +125,7 @@ class BackSubstitution {
       c[r] = s * t.layer->bias[j];
       margin[r] = g * t.abs_reach[j];
     }
-    if (t.layer->weights.is_sparse()) {
+    if (!t.layer->weights.is_dense()) {
       for (Eigen::Index r = 0; r < rows; ++r) {
         const double s = sign[static_cast<std::size_t>(r)];
         lambda.row(r).setZero();
@@ -199,7 +199,7 @@ class BackSubstitution {
     const LayerTerms& t = terms_[j];
     const Eigen::Index n = lambda.cols();
     const double g = gamma(2 * n + 1);
-    const bool compact = !t.layer->weights.is_sparse();
+    const bool compact = t.layer->weights.is_dense();
     margin += g * c.cwiseAbs();
     Eigen::ArrayXd added(lambda.rows()), w(lambda.rows());
     // Lambda' over h_j is written in place: with dense weights, the live columns packed to the left (a live
