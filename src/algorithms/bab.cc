@@ -45,8 +45,10 @@
 #include <thread>
 #include <utility>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "algorithms/bab_share.h"
+#include "algorithms/enhanced.h"
 #include "algorithms/incumbent.h"
 #include "algorithms/mip.h"
 #include "algorithms/proof_check.h"
@@ -102,6 +104,11 @@ constexpr long kStrongProbeEvery = 64;
 // 2.32 without rounds, 1.90-1.97 with 1 round, 2.00 with 2, 2.03 with 4; at 1000 nodes, keeping the tight cuts
 // gives 2.024 against 2.089 without (in 13.7 s against 12.4 s).
 constexpr int kCutRounds = 1;
+
+// The incumbent's local search (Search::polish) takes at most kPolishShare of the time the search has run, each
+// time at least kPolishLeast seconds of it: none in a search that ends within 0.2 s.
+constexpr double kPolishShare = 0.05;
+constexpr double kPolishLeast = 0.01;
 
 // Above the memory budget (BabOptions::memory_mb) a worker searches the subtree of the node it pops depth first,
 // for up to this many nodes before its unexplored ones go back to the queue (about a second of work on two
@@ -423,6 +430,7 @@ class Search {
     while (frontier_.pop(node, stop)) {
       ++nodes;
       const double running = node.bound;
+      polish(*lp);
       process(std::move(node), *lp, children);
       // Above the memory budget, the node's subtree is searched depth first (its bound, still among the running
       // ones, covers every node of it) for up to kDiveNodes nodes, so the queue stops growing.
@@ -446,6 +454,51 @@ class Search {
  private:
   double incumbent_value() const { return incumbent_.best_value().value_or(-kInfinity); }
 
+  // The optimum of the LP over x's linear region (pattern_lp, the concave neurons free), evaluated.
+  std::optional<EvaluatedPoint> region_optimum(const Eigen::VectorXd& x, LpSolver& lp, const Deadline& budget) const {
+    const FreeMask* concave = options_.relax_concave ? &problem_.concave : nullptr;
+    const std::optional<LinearModel> model =
+        pattern_lp_within(problem_.network, problem_.domain, problem_.objective,
+                          problem_.network.activation_pattern(x), &problem_.interval, concave, budget);
+    if (!model) return std::nullopt;
+    const LpSolution s = lp.solve(*model, std::max(budget.remaining(), 0.0));
+    if (s.status != LpStatus::kOptimal) return std::nullopt;
+    return evaluate_point(problem_, Eigen::Map<const Eigen::VectorXd>(s.values.data(), x.size()));
+  }
+
+  // Algorithm 2's local search (local_search_from) from the optimum of a point's linear region, by one worker at a
+  // time within kPolishShare of the search's time: from the incumbent whenever it has improved, else from the point
+  // offered last (a node's best vertex or LP optimum), each region once. bab's own points are box vertices and LP
+  // optima, often a few flips from a better region: on the paper's grid networks bab alone then ends with the best
+  // points the default's sampling finds, or better (bench/results/crown_bench5.md).
+  void polish(LpSolver& lp) {
+    if (!problem_.rows.empty()) return;  // the local search knows nothing of a model's rows
+    const std::unique_lock<std::mutex> lock(polish_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    const double start = deadline_.elapsed();
+    const double allowance = kPolishShare * start - polish_seconds_;
+    if (allowance < kPolishLeast) return;
+    const std::optional<EvaluatedPoint> best = incumbent_.best();
+    Eigen::VectorXd x;
+    if (best && best->value > polished_) {
+      polished_ = best->value;
+      x = best->x;
+    } else {
+      const std::lock_guard<std::mutex> latest(latest_mutex_);
+      if (latest_.size() == 0) return;
+      x = std::move(latest_);
+      latest_.resize(0);
+    }
+    if (!polished_regions_.insert(problem_.network.activation_pattern(x).hash()).second) return;
+    const Deadline budget = deadline_.limited(allowance);
+    if (std::optional<EvaluatedPoint> optimum = region_optimum(x, lp, budget)) {
+      offer(optimum->x);
+      if (std::optional<EvaluatedPoint> found = local_search_from(problem_, options_, *optimum, budget))
+        offer(found->x);
+    }
+    polish_seconds_ += deadline_.elapsed() - start;
+  }
+
   bool closes(double bound) const {
     const double best = incumbent_value();
     return std::isfinite(best) && bound <= best + prune_tolerance(best);
@@ -453,6 +506,10 @@ class Search {
 
   // With ModelRows only points that meet them, with integral integer coordinates, become incumbents.
   void offer(const Eigen::VectorXd& x) {
+    {
+      const std::lock_guard<std::mutex> lock(latest_mutex_);
+      latest_ = x;
+    }
     if (std::optional<EvaluatedPoint> point = feasible_point(problem_, x)) incumbent_.offer(std::move(*point));
   }
 
@@ -1007,6 +1064,12 @@ class Search {
   std::atomic<long> cut_id_{0};  // names the cuts apart, so that a child's basis finds its parent's
   std::atomic<bool> stuck_{false};
   std::atomic<bool> abandoned_{false};
+  std::mutex polish_mutex_;  // held by the worker that polishes
+  double polished_ = -kInfinity;  // the last incumbent value polished (under polish_mutex_)
+  double polish_seconds_ = 0.0;   // time spent polishing (under polish_mutex_)
+  std::unordered_set<std::size_t> polished_regions_;  // the patterns' hashes (under polish_mutex_)
+  std::mutex latest_mutex_;
+  Eigen::VectorXd latest_;  // the point offered last (under latest_mutex_; empty once polished)
   std::atomic<double> advantage_{1.0};  // moving average of strong branching's advantage over the widest
   mutable std::atomic<long> input_splits_{0};  // counts the input splits made while strong branching rests
 };
