@@ -37,6 +37,10 @@ constexpr int kSlopeRounds = 4;
 // network (3600 x 3072 and 1152 x 3600 weights: 6 neurons a block; bench/results/conv_models.md).
 constexpr std::size_t kMaxRowsPerCheck = 256;
 constexpr double kWorkPerCheck = 2e8;
+// A pair of rows whose back-substitution alone is more work than this (about a second) is not started: between two
+// looks at the deadline it would run past a time limit (one row through a VGG16's convolutions is a forward pass,
+// 15 G multiply-adds). The neurons keep their interval bounds.
+constexpr double kMaxWorkPerBlock = 10 * kWorkPerCheck;
 
 // The relaxation of x_{j+1} = relu(h_j) for every neuron of layer j.
 struct ReluLines {
@@ -121,7 +125,7 @@ class BackSubstitution {
       c[r] = s * t.layer->bias[j];
       margin[r] = g * t.abs_reach[j];
     }
-    if (t.layer->weights.is_sparse()) {
+    if (!t.layer->weights.is_dense()) {
       for (Eigen::Index r = 0; r < rows; ++r) {
         const double s = sign[static_cast<std::size_t>(r)];
         lambda.row(r).setZero();
@@ -195,7 +199,7 @@ class BackSubstitution {
     const LayerTerms& t = terms_[j];
     const Eigen::Index n = lambda.cols();
     const double g = gamma(2 * n + 1);
-    const bool compact = !t.layer->weights.is_sparse();
+    const bool compact = t.layer->weights.is_dense();
     margin += g * c.cwiseAbs();
     Eigen::ArrayXd added(lambda.rows()), w(lambda.rows());
     // Lambda' over h_j is written in place: with dense weights, the live columns packed to the left (a live
@@ -263,6 +267,7 @@ void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::Vec
   std::vector<Eigen::Index> unstable;
   for (Eigen::Index i = 0; i < l.size(); ++i)
     if (l[i] < 0.0 && u[i] > 0.0 && !(skip && (*skip)[static_cast<std::size_t>(i)])) unstable.push_back(i);
+  if (2.0 * back.work_per_row(k) > kMaxWorkPerBlock) return;
   const auto fitting = static_cast<std::size_t>(kWorkPerCheck / (2.0 * back.work_per_row(k)));
   const std::size_t block = std::clamp<std::size_t>(fitting, 1, kMaxRowsPerCheck);
   for (std::size_t first = 0; first < unstable.size(); first += block) {
