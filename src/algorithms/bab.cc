@@ -38,7 +38,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <queue>
 #include <set>
 #include <string>
 #include <system_error>
@@ -110,7 +109,8 @@ constexpr int kCutRounds = 1;
 constexpr double kPolishShare = 0.05;
 constexpr double kPolishLeast = 0.01;
 
-// Above the memory budget (BabOptions::memory_mb) a worker searches the subtree of the node it pops depth first,
+// Above the memory budget (BabOptions::memory_mb; kCarriedShare of it holds the nodes that carry their parents'
+// work, the Frontier strips the others) a worker searches the subtree of the node it pops depth first,
 // for up to this many nodes before its unexplored ones go back to the queue (about a second of work on two
 // layers of 100), so that the global bound, which holds the subtree's root bound meanwhile, keeps moving.
 constexpr long kDiveNodes = 10000;
@@ -174,12 +174,39 @@ struct ByBound {
   bool operator()(const Node& a, const Node& b) const { return a.bound < b.bound; }
 };
 
-// Everything the workers share, under one mutex.
+// What a node keeps of its parent's work: neuron bounds, upper function, bases, cuts, slopes and multipliers.
+bool carries_work(const Node& node) {
+  return node.prior || node.lambda.size() > 0 || node.basis || node.cuts || node.first_layer || node.multipliers ||
+         node.share;
+}
+
+// The node reduced to its bound, box and splits (all a node from another process has): valid as it was, its work
+// done again when it is popped.
+void strip(Node& node) {
+  node.prior.reset();
+  node.basis.reset();
+  node.cuts.reset();
+  node.first_layer.reset();
+  node.multipliers.reset();
+  node.share.reset();
+  node.lambda.resize(0);
+  node.upper = kInfinity;
+}
+
+// Everything the workers share, under one mutex. The open nodes are a heap by bound (best first).
 class Frontier {
  public:
+  // At most `carried` open nodes keep their parents' work (carries_work); past it, those of the lower half of
+  // the bounds are stripped, so that a search within its memory stays best first (the dives of Search::work are
+  // for the memory of the stripped ones).
+  explicit Frontier(long carried = std::numeric_limits<long>::max()) : carried_budget_(carried) {}
+
   void push(Node node) {
     std::lock_guard<std::mutex> lock(mutex_);
-    open_.push(std::move(node));
+    if (carries_work(node)) ++carried_;
+    open_.push_back(std::move(node));
+    std::push_heap(open_.begin(), open_.end(), ByBound{});
+    if (carried_ > carried_budget_) strip_lower_half();
     ready_.notify_one();
   }
   // Waits for a node; false when none is left and no worker can make more (or the search stops).
@@ -191,8 +218,10 @@ class Frontier {
       if (running_.empty() && !hold_) return false;
       ready_.wait_for(lock, std::chrono::milliseconds(20));
     }
-    node = open_.top();
-    open_.pop();
+    std::pop_heap(open_.begin(), open_.end(), ByBound{});
+    node = std::move(open_.back());
+    open_.pop_back();
+    if (carries_work(node)) --carried_;
     running_.insert(node.bound);
     return true;
   }
@@ -209,7 +238,7 @@ class Frontier {
   double bound() const {
     std::lock_guard<std::mutex> lock(mutex_);
     double b = pruned_;
-    if (!open_.empty()) b = std::max(b, open_.top().bound);
+    if (!open_.empty()) b = std::max(b, open_.front().bound);
     if (!running_.empty()) b = std::max(b, *running_.rbegin());
     for (const auto& [id, sent] : sent_) b = std::max(b, sent);
     return b;
@@ -235,8 +264,9 @@ class Frontier {
     ready_.notify_all();
   }
   // After close(): the open nodes, moved out (the frontier's bound no longer counts them).
-  std::priority_queue<Node, std::vector<Node>, ByBound> release_open() {
+  std::vector<Node> release_open() {
     std::lock_guard<std::mutex> lock(mutex_);
+    carried_ = 0;
     return std::exchange(open_, {});
   }
   // Up to `count` open nodes out of the queue as batch `id` for another process: every other one of the 2 count
@@ -246,11 +276,17 @@ class Frontier {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<Node> top, given, kept;
     while (static_cast<long>(top.size()) < 2 * count && !open_.empty()) {
-      top.push_back(open_.top());
-      open_.pop();
+      std::pop_heap(open_.begin(), open_.end(), ByBound{});
+      top.push_back(std::move(open_.back()));
+      open_.pop_back();
     }
     for (std::size_t i = 0; i < top.size(); ++i) (i % 2 == 1 ? given : kept).push_back(std::move(top[i]));
-    for (Node& node : kept) open_.push(std::move(node));
+    for (const Node& node : given)
+      if (carries_work(node)) --carried_;
+    for (Node& node : kept) {
+      open_.push_back(std::move(node));
+      std::push_heap(open_.begin(), open_.end(), ByBound{});
+    }
     double bound = -kInfinity;
     for (const Node& node : given) bound = std::max(bound, node.bound);
     if (!given.empty()) sent_[id] = bound;
@@ -263,9 +299,34 @@ class Frontier {
   }
 
  private:
+  // Strips the open nodes that carry work, but for the carried_budget_ / 2 of them with the largest bounds. The
+  // bounds stay as they are, and so does the heap.
+  void strip_lower_half() {
+    std::vector<double> bounds;
+    for (const Node& node : open_)
+      if (carries_work(node)) bounds.push_back(node.bound);
+    const std::size_t keep = static_cast<std::size_t>(carried_budget_ / 2);
+    if (bounds.size() <= keep) return;
+    std::nth_element(bounds.begin(), bounds.begin() + static_cast<std::ptrdiff_t>(keep), bounds.end(),
+                     std::greater<double>());
+    const double threshold = bounds[keep];  // the largest bound stripped
+    std::size_t kept = 0;
+    for (Node& node : open_) {
+      if (!carries_work(node)) continue;
+      if (node.bound > threshold && kept < keep) {
+        ++kept;
+        continue;
+      }
+      strip(node);
+    }
+    carried_ = static_cast<long>(kept);
+  }
+
   mutable std::mutex mutex_;
   std::condition_variable ready_;
-  std::priority_queue<Node, std::vector<Node>, ByBound> open_;
+  std::vector<Node> open_;  // a heap by ByBound
+  const long carried_budget_;
+  long carried_ = 0;  // open nodes that carry their parents' work
   std::multiset<double> running_;
   double pruned_ = -kInfinity;
   bool hold_ = false;
@@ -285,15 +346,34 @@ std::size_t node_bytes(const Network& network, bool optimized) {
   return sizeof(Node) + 3 * (8 * d + 32) + (optimized ? 24 : 16) * hidden + 64 * layers + hidden + 128;
 }
 
-// How many open nodes fit in `memory_mb` megabytes (0: no limit).
-long node_budget(const Problem& problem, const BabOptions& options) {
+// A stripped node's size (strip): the struct (twice, for the heap's spare room), its box, its splits.
+std::size_t stripped_node_bytes(const Network& network) {
+  const auto hidden = static_cast<std::size_t>(network.num_hidden_neurons());
+  const auto d = static_cast<std::size_t>(network.input_dim());
+  const auto layers = static_cast<std::size_t>(network.num_hidden_layers());
+  return 2 * sizeof(Node) + 2 * (8 * d + 32) + 64 * layers + hidden + 64;
+}
+
+// How many open nodes fit in `memory_mb` megabytes (0: no limit): kCarriedShare of it for nodes that carry their
+// parents' work (Frontier), the rest for stripped ones.
+constexpr double kCarriedShare = 0.75;
+struct NodeBudget {
+  long carried = std::numeric_limits<long>::max();
+  long open = std::numeric_limits<long>::max();
+};
+NodeBudget node_budget(const Problem& problem, const BabOptions& options) {
   const double memory_mb = options.memory_mb;
-  if (!(memory_mb > 0.0)) return std::numeric_limits<long>::max();
+  if (!(memory_mb > 0.0)) return {};
   const Network& network = problem.network;
   const bool optimized = options.slope_steps > 0 && network.num_hidden_layers() > 1 && problem.rows.empty() &&
                          !problem.domain.has_rows() && network.input_dim() > options.input_split_dims;
-  const double nodes = memory_mb * 1048576.0 / static_cast<double>(node_bytes(network, optimized));
-  return nodes >= 9e18 ? std::numeric_limits<long>::max() : std::max<long>(1, static_cast<long>(nodes));
+  const double bytes = memory_mb * 1048576.0;
+  const double carried = kCarriedShare * bytes / static_cast<double>(node_bytes(network, optimized));
+  const double open = carried + (1.0 - kCarriedShare) * bytes / static_cast<double>(stripped_node_bytes(network));
+  auto count = [](double nodes) {
+    return nodes >= 9e18 ? std::numeric_limits<long>::max() : std::max<long>(2, static_cast<long>(nodes));
+  };
+  return {count(carried), count(open)};
 }
 
 // A node as a row of doubles for another process: its bound, box, and split neurons (each one's index over all
@@ -415,7 +495,7 @@ class Search {
         root_bounds_(std::move(root_bounds)),
         output_weights_(problem.objective.sign() * problem.objective.weights),
         constant_(problem.objective.sign() * problem.objective.constant),
-        node_budget_(node_budget(problem, options.bab)) {}
+        node_budget_(node_budget(problem, options.bab).open) {}
 
   // One worker: nodes until none is left, the deadline, or the node limit.
   void work(std::atomic<long>& nodes) {
@@ -1227,7 +1307,7 @@ Node root_node(const Problem& problem, const SolveOptions& options, const Deadli
 // (a 10 -> 2x100 -> 1 grid network at load 5 ended 0.05 s past its limit with 23,000 open nodes, 0.8 s past it with
 // 162,000, nearly all of it in free()), so more than a few thousand are freed by a thread of their own and the run
 // still ends on time (15.04 s of wall time at a 15 s limit with 112,000).
-void free_open_nodes(std::priority_queue<Node, std::vector<Node>, ByBound> open) {
+void free_open_nodes(std::vector<Node> open) {
   constexpr std::size_t kFreeHere = 4096;
   if (open.size() <= kFreeHere) return;
   try {
@@ -1248,7 +1328,7 @@ SolveResult search_once(const Problem& problem, const SolveOptions& given, const
   if (problem.rows.has_output_rows()) options.relax_concave = false;
   Incumbent incumbent(&deadline);
   seed_incumbent(problem, options, start, incumbent, deadline);
-  Frontier frontier;
+  Frontier frontier(node_budget(problem, options.bab).carried);
   Peers* const peers = control.peers;
   const std::shared_ptr<const NeuronBounds> root_bounds =
       refined ? std::move(refined) : optimized_root_bounds(problem, options, deadline);
