@@ -37,7 +37,7 @@ ALLOWED = read_layers()
 # The layer of each public header of include/reluopt (and the generated version.h): the layer that owns its
 # concept. Plain types of the problem, the options and the result are core's; readers and writers io's.
 PUBLIC_HEADER_LAYER = {
-    "domain": "core", "error": "core", "network": "core", "objective": "core", "options": "core",
+    "conv2d": "core", "domain": "core", "error": "core", "network": "core", "objective": "core", "options": "core",
     "result": "core", "run_control": "core", "version": "core", "vnnlib": "core",
     "model": "core",
     "model_io": "io", "json_io": "io", "evt_json": "io",

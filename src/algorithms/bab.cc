@@ -38,15 +38,16 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <queue>
 #include <set>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <utility>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "algorithms/bab_share.h"
+#include "algorithms/enhanced.h"
 #include "algorithms/incumbent.h"
 #include "algorithms/mip.h"
 #include "algorithms/proof_check.h"
@@ -103,7 +104,13 @@ constexpr long kStrongProbeEvery = 64;
 // gives 2.024 against 2.089 without (in 13.7 s against 12.4 s).
 constexpr int kCutRounds = 1;
 
-// Above the memory budget (BabOptions::memory_mb) a worker searches the subtree of the node it pops depth first,
+// The incumbent's local search (Search::polish) takes at most kPolishShare of the time the search has run, each
+// time at least kPolishLeast seconds of it: none in a search that ends within 0.2 s.
+constexpr double kPolishShare = 0.05;
+constexpr double kPolishLeast = 0.01;
+
+// Above the memory budget (BabOptions::memory_mb; kCarriedShare of it holds the nodes that carry their parents'
+// work, the Frontier strips the others) a worker searches the subtree of the node it pops depth first,
 // for up to this many nodes before its unexplored ones go back to the queue (about a second of work on two
 // layers of 100), so that the global bound, which holds the subtree's root bound meanwhile, keeps moving.
 constexpr long kDiveNodes = 10000;
@@ -167,12 +174,39 @@ struct ByBound {
   bool operator()(const Node& a, const Node& b) const { return a.bound < b.bound; }
 };
 
-// Everything the workers share, under one mutex.
+// What a node keeps of its parent's work: neuron bounds, upper function, bases, cuts, slopes and multipliers.
+bool carries_work(const Node& node) {
+  return node.prior || node.lambda.size() > 0 || node.basis || node.cuts || node.first_layer || node.multipliers ||
+         node.share;
+}
+
+// The node reduced to its bound, box and splits (all a node from another process has): valid as it was, its work
+// done again when it is popped.
+void strip(Node& node) {
+  node.prior.reset();
+  node.basis.reset();
+  node.cuts.reset();
+  node.first_layer.reset();
+  node.multipliers.reset();
+  node.share.reset();
+  node.lambda.resize(0);
+  node.upper = kInfinity;
+}
+
+// Everything the workers share, under one mutex. The open nodes are a heap by bound (best first).
 class Frontier {
  public:
+  // At most `carried` open nodes keep their parents' work (carries_work); past it, those of the lower half of
+  // the bounds are stripped, so that a search within its memory stays best first (the dives of Search::work are
+  // for the memory of the stripped ones).
+  explicit Frontier(long carried = std::numeric_limits<long>::max()) : carried_budget_(carried) {}
+
   void push(Node node) {
     std::lock_guard<std::mutex> lock(mutex_);
-    open_.push(std::move(node));
+    if (carries_work(node)) ++carried_;
+    open_.push_back(std::move(node));
+    std::push_heap(open_.begin(), open_.end(), ByBound{});
+    if (carried_ > carried_budget_) strip_lower_half();
     ready_.notify_one();
   }
   // Waits for a node; false when none is left and no worker can make more (or the search stops).
@@ -184,8 +218,10 @@ class Frontier {
       if (running_.empty() && !hold_) return false;
       ready_.wait_for(lock, std::chrono::milliseconds(20));
     }
-    node = open_.top();
-    open_.pop();
+    std::pop_heap(open_.begin(), open_.end(), ByBound{});
+    node = std::move(open_.back());
+    open_.pop_back();
+    if (carries_work(node)) --carried_;
     running_.insert(node.bound);
     return true;
   }
@@ -202,7 +238,7 @@ class Frontier {
   double bound() const {
     std::lock_guard<std::mutex> lock(mutex_);
     double b = pruned_;
-    if (!open_.empty()) b = std::max(b, open_.top().bound);
+    if (!open_.empty()) b = std::max(b, open_.front().bound);
     if (!running_.empty()) b = std::max(b, *running_.rbegin());
     for (const auto& [id, sent] : sent_) b = std::max(b, sent);
     return b;
@@ -228,8 +264,9 @@ class Frontier {
     ready_.notify_all();
   }
   // After close(): the open nodes, moved out (the frontier's bound no longer counts them).
-  std::priority_queue<Node, std::vector<Node>, ByBound> release_open() {
+  std::vector<Node> release_open() {
     std::lock_guard<std::mutex> lock(mutex_);
+    carried_ = 0;
     return std::exchange(open_, {});
   }
   // Up to `count` open nodes out of the queue as batch `id` for another process: every other one of the 2 count
@@ -239,11 +276,17 @@ class Frontier {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<Node> top, given, kept;
     while (static_cast<long>(top.size()) < 2 * count && !open_.empty()) {
-      top.push_back(open_.top());
-      open_.pop();
+      std::pop_heap(open_.begin(), open_.end(), ByBound{});
+      top.push_back(std::move(open_.back()));
+      open_.pop_back();
     }
     for (std::size_t i = 0; i < top.size(); ++i) (i % 2 == 1 ? given : kept).push_back(std::move(top[i]));
-    for (Node& node : kept) open_.push(std::move(node));
+    for (const Node& node : given)
+      if (carries_work(node)) --carried_;
+    for (Node& node : kept) {
+      open_.push_back(std::move(node));
+      std::push_heap(open_.begin(), open_.end(), ByBound{});
+    }
     double bound = -kInfinity;
     for (const Node& node : given) bound = std::max(bound, node.bound);
     if (!given.empty()) sent_[id] = bound;
@@ -256,9 +299,34 @@ class Frontier {
   }
 
  private:
+  // Strips the open nodes that carry work, but for the carried_budget_ / 2 of them with the largest bounds. The
+  // bounds stay as they are, and so does the heap.
+  void strip_lower_half() {
+    std::vector<double> bounds;
+    for (const Node& node : open_)
+      if (carries_work(node)) bounds.push_back(node.bound);
+    const std::size_t keep = static_cast<std::size_t>(carried_budget_ / 2);
+    if (bounds.size() <= keep) return;
+    std::nth_element(bounds.begin(), bounds.begin() + static_cast<std::ptrdiff_t>(keep), bounds.end(),
+                     std::greater<double>());
+    const double threshold = bounds[keep];  // the largest bound stripped
+    std::size_t kept = 0;
+    for (Node& node : open_) {
+      if (!carries_work(node)) continue;
+      if (node.bound > threshold && kept < keep) {
+        ++kept;
+        continue;
+      }
+      strip(node);
+    }
+    carried_ = static_cast<long>(kept);
+  }
+
   mutable std::mutex mutex_;
   std::condition_variable ready_;
-  std::priority_queue<Node, std::vector<Node>, ByBound> open_;
+  std::vector<Node> open_;  // a heap by ByBound
+  const long carried_budget_;
+  long carried_ = 0;  // open nodes that carry their parents' work
   std::multiset<double> running_;
   double pruned_ = -kInfinity;
   bool hold_ = false;
@@ -278,15 +346,34 @@ std::size_t node_bytes(const Network& network, bool optimized) {
   return sizeof(Node) + 3 * (8 * d + 32) + (optimized ? 24 : 16) * hidden + 64 * layers + hidden + 128;
 }
 
-// How many open nodes fit in `memory_mb` megabytes (0: no limit).
-long node_budget(const Problem& problem, const BabOptions& options) {
+// A stripped node's size (strip): the struct (twice, for the heap's spare room), its box, its splits.
+std::size_t stripped_node_bytes(const Network& network) {
+  const auto hidden = static_cast<std::size_t>(network.num_hidden_neurons());
+  const auto d = static_cast<std::size_t>(network.input_dim());
+  const auto layers = static_cast<std::size_t>(network.num_hidden_layers());
+  return 2 * sizeof(Node) + 2 * (8 * d + 32) + 64 * layers + hidden + 64;
+}
+
+// How many open nodes fit in `memory_mb` megabytes (0: no limit): kCarriedShare of it for nodes that carry their
+// parents' work (Frontier), the rest for stripped ones.
+constexpr double kCarriedShare = 0.75;
+struct NodeBudget {
+  long carried = std::numeric_limits<long>::max();
+  long open = std::numeric_limits<long>::max();
+};
+NodeBudget node_budget(const Problem& problem, const BabOptions& options) {
   const double memory_mb = options.memory_mb;
-  if (!(memory_mb > 0.0)) return std::numeric_limits<long>::max();
+  if (!(memory_mb > 0.0)) return {};
   const Network& network = problem.network;
   const bool optimized = options.slope_steps > 0 && network.num_hidden_layers() > 1 && problem.rows.empty() &&
                          !problem.domain.has_rows() && network.input_dim() > options.input_split_dims;
-  const double nodes = memory_mb * 1048576.0 / static_cast<double>(node_bytes(network, optimized));
-  return nodes >= 9e18 ? std::numeric_limits<long>::max() : std::max<long>(1, static_cast<long>(nodes));
+  const double bytes = memory_mb * 1048576.0;
+  const double carried = kCarriedShare * bytes / static_cast<double>(node_bytes(network, optimized));
+  const double open = carried + (1.0 - kCarriedShare) * bytes / static_cast<double>(stripped_node_bytes(network));
+  auto count = [](double nodes) {
+    return nodes >= 9e18 ? std::numeric_limits<long>::max() : std::max<long>(2, static_cast<long>(nodes));
+  };
+  return {count(carried), count(open)};
 }
 
 // A node as a row of doubles for another process: its bound, box, and split neurons (each one's index over all
@@ -408,7 +495,7 @@ class Search {
         root_bounds_(std::move(root_bounds)),
         output_weights_(problem.objective.sign() * problem.objective.weights),
         constant_(problem.objective.sign() * problem.objective.constant),
-        node_budget_(node_budget(problem, options.bab)) {}
+        node_budget_(node_budget(problem, options.bab).open) {}
 
   // One worker: nodes until none is left, the deadline, or the node limit.
   void work(std::atomic<long>& nodes) {
@@ -423,6 +510,7 @@ class Search {
     while (frontier_.pop(node, stop)) {
       ++nodes;
       const double running = node.bound;
+      polish(*lp);
       process(std::move(node), *lp, children);
       // Above the memory budget, the node's subtree is searched depth first (its bound, still among the running
       // ones, covers every node of it) for up to kDiveNodes nodes, so the queue stops growing.
@@ -446,6 +534,51 @@ class Search {
  private:
   double incumbent_value() const { return incumbent_.best_value().value_or(-kInfinity); }
 
+  // The optimum of the LP over x's linear region (pattern_lp, the concave neurons free), evaluated.
+  std::optional<EvaluatedPoint> region_optimum(const Eigen::VectorXd& x, LpSolver& lp, const Deadline& budget) const {
+    const FreeMask* concave = options_.relax_concave ? &problem_.concave : nullptr;
+    const std::optional<LinearModel> model =
+        pattern_lp_within(problem_.network, problem_.domain, problem_.objective,
+                          problem_.network.activation_pattern(x), &problem_.interval, concave, budget);
+    if (!model) return std::nullopt;
+    const LpSolution s = lp.solve(*model, std::max(budget.remaining(), 0.0));
+    if (s.status != LpStatus::kOptimal) return std::nullopt;
+    return evaluate_point(problem_, Eigen::Map<const Eigen::VectorXd>(s.values.data(), x.size()));
+  }
+
+  // Algorithm 2's local search (local_search_from) from the optimum of a point's linear region, by one worker at a
+  // time within kPolishShare of the search's time: from the incumbent whenever it has improved, else from the point
+  // offered last (a node's best vertex or LP optimum), each region once. bab's own points are box vertices and LP
+  // optima, often a few flips from a better region: on the paper's grid networks bab alone then ends with the best
+  // points the default's sampling finds, or better (bench/results/crown_bench5.md).
+  void polish(LpSolver& lp) {
+    if (!problem_.rows.empty()) return;  // the local search knows nothing of a model's rows
+    const std::unique_lock<std::mutex> lock(polish_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    const double start = deadline_.elapsed();
+    const double allowance = kPolishShare * start - polish_seconds_;
+    if (allowance < kPolishLeast) return;
+    const std::optional<EvaluatedPoint> best = incumbent_.best();
+    Eigen::VectorXd x;
+    if (best && best->value > polished_) {
+      polished_ = best->value;
+      x = best->x;
+    } else {
+      const std::lock_guard<std::mutex> latest(latest_mutex_);
+      if (latest_.size() == 0) return;
+      x = std::move(latest_);
+      latest_.resize(0);
+    }
+    if (!polished_regions_.insert(problem_.network.activation_pattern(x).hash()).second) return;
+    const Deadline budget = deadline_.limited(allowance);
+    if (std::optional<EvaluatedPoint> optimum = region_optimum(x, lp, budget)) {
+      offer(optimum->x);
+      if (std::optional<EvaluatedPoint> found = local_search_from(problem_, options_, *optimum, budget))
+        offer(found->x);
+    }
+    polish_seconds_ += deadline_.elapsed() - start;
+  }
+
   bool closes(double bound) const {
     const double best = incumbent_value();
     return std::isfinite(best) && bound <= best + prune_tolerance(best);
@@ -453,6 +586,10 @@ class Search {
 
   // With ModelRows only points that meet them, with integral integer coordinates, become incumbents.
   void offer(const Eigen::VectorXd& x) {
+    {
+      const std::lock_guard<std::mutex> lock(latest_mutex_);
+      latest_ = x;
+    }
     if (std::optional<EvaluatedPoint> point = feasible_point(problem_, x)) incumbent_.offer(std::move(*point));
   }
 
@@ -1007,6 +1144,12 @@ class Search {
   std::atomic<long> cut_id_{0};  // names the cuts apart, so that a child's basis finds its parent's
   std::atomic<bool> stuck_{false};
   std::atomic<bool> abandoned_{false};
+  std::mutex polish_mutex_;  // held by the worker that polishes
+  double polished_ = -kInfinity;  // the last incumbent value polished (under polish_mutex_)
+  double polish_seconds_ = 0.0;   // time spent polishing (under polish_mutex_)
+  std::unordered_set<std::size_t> polished_regions_;  // the patterns' hashes (under polish_mutex_)
+  std::mutex latest_mutex_;
+  Eigen::VectorXd latest_;  // the point offered last (under latest_mutex_; empty once polished)
   std::atomic<double> advantage_{1.0};  // moving average of strong branching's advantage over the widest
   mutable std::atomic<long> input_splits_{0};  // counts the input splits made while strong branching rests
 };
@@ -1164,7 +1307,7 @@ Node root_node(const Problem& problem, const SolveOptions& options, const Deadli
 // (a 10 -> 2x100 -> 1 grid network at load 5 ended 0.05 s past its limit with 23,000 open nodes, 0.8 s past it with
 // 162,000, nearly all of it in free()), so more than a few thousand are freed by a thread of their own and the run
 // still ends on time (15.04 s of wall time at a 15 s limit with 112,000).
-void free_open_nodes(std::priority_queue<Node, std::vector<Node>, ByBound> open) {
+void free_open_nodes(std::vector<Node> open) {
   constexpr std::size_t kFreeHere = 4096;
   if (open.size() <= kFreeHere) return;
   try {
@@ -1185,7 +1328,7 @@ SolveResult search_once(const Problem& problem, const SolveOptions& given, const
   if (problem.rows.has_output_rows()) options.relax_concave = false;
   Incumbent incumbent(&deadline);
   seed_incumbent(problem, options, start, incumbent, deadline);
-  Frontier frontier;
+  Frontier frontier(node_budget(problem, options.bab).carried);
   Peers* const peers = control.peers;
   const std::shared_ptr<const NeuronBounds> root_bounds =
       refined ? std::move(refined) : optimized_root_bounds(problem, options, deadline);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "algorithms/solve_in_context.h"
@@ -565,6 +566,33 @@ void run_plan(const Network& network, const VnnlibProperty& property, std::size_
   if (bounded) report.bound = bound;
 }
 
+// The inputs that every case's box fixes (lower == upper, the same values) folded into the first layer
+// (detail::fix_inputs), when the first layer is an implicit convolution and no case has rows: none otherwise.
+std::optional<detail::FixedInputs> fixed_inputs_of(const Network& network, const VnnlibProperty& property) {
+  if (property.cases.empty() || !network.layers().front().weights.is_conv()) return std::nullopt;
+  const Domain& first = property.cases[0].box;
+  for (const VnnlibCase& c : property.cases) {
+    if (c.box.has_rows()) return std::nullopt;
+    for (Eigen::Index i = 0; i < first.dim(); ++i)
+      if ((first.lower[i] == first.upper[i]) != (c.box.lower[i] == c.box.upper[i]) ||
+          (first.lower[i] == first.upper[i] && c.box.lower[i] != first.lower[i]))
+        return std::nullopt;
+  }
+  return detail::fix_inputs(network, first.lower, first.upper);
+}
+
+// The property over the folded network's inputs: each box restricted to the free inputs.
+VnnlibProperty restricted(const VnnlibProperty& property, const std::vector<Eigen::Index>& free) {
+  VnnlibProperty out = property;
+  out.num_inputs = static_cast<int>(free.size());
+  for (VnnlibCase& c : out.cases) {
+    Domain box = Domain::box(c.box.lower(free), c.box.upper(free));
+    box.description = c.box.description;
+    c.box = std::move(box);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string verify_status_name(VerifyStatus status) {
@@ -630,6 +658,26 @@ FoldedCase fold_case(const Network& network, const VnnlibCase& property_case, co
 VerifyResult verify(const Network& network, const VnnlibProperty& property, const VerifyOptions& options,
                     const RunContext& control) {
   check_property(network, property);
+  // An image property that perturbs a few pixels runs on the network of the free ones; its counterexample is
+  // expanded and checked again by a forward pass of the whole network.
+  const Deadline fold_clock(control.time_limit, control.stop);
+  if (const std::optional<detail::FixedInputs> fixed = fixed_inputs_of(network, property)) {
+    VerifyResult result =
+        verify(fixed->network, restricted(property, fixed->free), options, remaining_after(control, fold_clock));
+    result.seconds = fold_clock.elapsed();
+    if (result.status != VerifyStatus::kSat) return result;
+    result.x = fixed->expand(result.x);
+    result.y = network.forward(result.x);
+    const bool holds = std::any_of(property.cases.begin(), property.cases.end(), [&](const VnnlibCase& c) {
+      return inside(c.box, result.x) && violates(c, result.y);
+    });
+    if (!holds) {
+      result.status = VerifyStatus::kUnknown;
+      result.x.resize(0);
+      result.y.resize(0);
+    }
+    return result;
+  }
   // The methods take ReLU networks: linear neurons become stably active ReLUs over the hull of the cases' boxes.
   if (network.has_linear_neurons() && !property.cases.empty()) {
     const Deadline clock(control.time_limit, control.stop);  // the rewrite's time counts against the limit

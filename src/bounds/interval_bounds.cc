@@ -17,11 +17,13 @@ int NeuronBounds::num_unstable() const {
 
 void interval_step(const Eigen::MatrixXd& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
                    const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u, Eigen::VectorXd* abs_reach) {
-  // Column by column, in memory order and without the matrices W+ and W- (two copies of W).
+  // Column by column, in memory order and without the matrices W+ and W- (two copies of W); an input fixed at 0
+  // (a neuron off over the box) adds nothing.
   if (l) *l = bias;
   if (u) *u = bias;
   if (abs_reach) *abs_reach = bias.cwiseAbs();
   for (Eigen::Index i = 0; i < weights.cols(); ++i) {
+    if (lo[i] == 0.0 && hi[i] == 0.0) continue;
     const auto w = weights.col(i).array();
     if (l) l->array() += w.max(0.0) * lo[i] + w.min(0.0) * hi[i];
     if (u) u->array() += w.max(0.0) * hi[i] + w.min(0.0) * lo[i];
@@ -31,7 +33,16 @@ void interval_step(const Eigen::MatrixXd& weights, const Eigen::VectorXd& bias, 
 
 void interval_step(const Weights& weights, const Eigen::VectorXd& bias, const Eigen::VectorXd& lo,
                    const Eigen::VectorXd& hi, Eigen::VectorXd* l, Eigen::VectorXd* u, Eigen::VectorXd* abs_reach) {
-  if (!weights.is_sparse()) return interval_step(weights.dense(), bias, lo, hi, l, u, abs_reach);
+  if (weights.is_dense()) return interval_step(weights.dense(), bias, lo, hi, l, u, abs_reach);
+  if (weights.is_conv()) {
+    // Four convolutions (W+ lo, W- hi, W+ hi, W- lo, and |W| max(|lo|, |hi|)) rather than a pass over every
+    // receptive field: the same sums in another order, which the round-off margins built on abs_reach cover.
+    const Weights plus = weights.positive_part(), minus = weights.negative_part();
+    if (l) *l = bias + plus * lo + minus * hi;
+    if (u) *u = bias + plus * hi + minus * lo;
+    if (abs_reach) *abs_reach = bias.cwiseAbs() + weights.abs_times(lo.cwiseAbs().cwiseMax(hi.cwiseAbs()));
+    return;
+  }
   // Row by row over the nonzeros, each row's terms in the order of their columns as above.
   if (l) *l = bias;
   if (u) *u = bias;

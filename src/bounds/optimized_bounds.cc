@@ -54,7 +54,7 @@ constexpr Eigen::Index kRowwiseBelow = 8;
 
 // X W (in double)
 Matrix times(const Matrix& x, const Weights& w) {
-  if (w.is_sparse() || x.rows() >= kRowwiseBelow) return x * w;
+  if (!w.is_dense() || x.rows() >= kRowwiseBelow) return x * w;
   Matrix out(x.rows(), w.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) out.row(r).noalias() = x.row(r) * w.dense();
   return out;
@@ -326,7 +326,7 @@ typename Steps<S>::M rowwise(const typename Steps<S>::M& x, const W& w) {
 
 bool Batch::dense() const {
   for (int j = 0; j < hidden(); ++j)
-    if (network_.hidden_layer(j).weights.is_sparse()) return false;
+    if (!network_.hidden_layer(j).weights.is_dense()) return false;
   return true;
 }
 

@@ -37,17 +37,24 @@ constexpr int kSlopeRounds = 4;
 // network (3600 x 3072 and 1152 x 3600 weights: 6 neurons a block; bench/results/conv_models.md).
 constexpr std::size_t kMaxRowsPerCheck = 256;
 constexpr double kWorkPerCheck = 2e8;
+// A pair of rows whose back-substitution alone is more work than this (about a second) is not started: between two
+// looks at the deadline it would run past a time limit (one row through a VGG16's convolutions is a forward pass,
+// 15 G multiply-adds). The neurons keep their interval bounds.
+constexpr double kMaxWorkPerBlock = 10 * kWorkPerCheck;
 
 // The relaxation of x_{j+1} = relu(h_j) for every neuron of layer j.
 struct ReluLines {
   Eigen::VectorXd upper_slope, upper_intercept, lower_slope;
   Eigen::VectorXd h_magnitude;  // max(|l|, |u|)
+  // The neurons whose relaxation is not zero (the others, u <= 0, add nothing to a back-substitution: their
+  // columns are left out of its products; on the 10 -> 2x100 -> 1 grid network about 40% of a box's first layer).
+  std::vector<Eigen::Index> live;
 };
 
 ReluLines relu_lines(const Eigen::VectorXd& l, const Eigen::VectorXd& u) {
   const Eigen::Index n = l.size();
   ReluLines r{Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n), Eigen::VectorXd::Zero(n),
-              l.cwiseAbs().cwiseMax(u.cwiseAbs())};
+              l.cwiseAbs().cwiseMax(u.cwiseAbs()), {}};
   for (Eigen::Index i = 0; i < n; ++i) {
     if (l[i] >= 0.0) {
       r.upper_slope[i] = r.lower_slope[i] = 1.0;
@@ -55,6 +62,7 @@ ReluLines relu_lines(const Eigen::VectorXd& l, const Eigen::VectorXd& u) {
       relu_upper_line(l[i], u[i], r.upper_slope[i], r.upper_intercept[i]);
       r.lower_slope[i] = u[i] >= -l[i] ? 1.0 : 0.0;
     }
+    if (u[i] > 0.0) r.live.push_back(i);
   }
   return r;
 }
@@ -114,10 +122,22 @@ class BackSubstitution {
     for (Eigen::Index r = 0; r < rows; ++r) {
       const double s = sign[static_cast<std::size_t>(r)];
       const Eigen::Index j = neuron[static_cast<std::size_t>(r)];
-      lambda.row(r).setZero();
-      t.layer->weights.for_each_in_row(j, [&](Eigen::Index i, double w) { lambda(r, i) = s * w; });
       c[r] = s * t.layer->bias[j];
       margin[r] = g * t.abs_reach[j];
+    }
+    if (!t.layer->weights.is_dense()) {
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        const double s = sign[static_cast<std::size_t>(r)];
+        lambda.row(r).setZero();
+        t.layer->weights.for_each_in_row(neuron[static_cast<std::size_t>(r)],
+                                         [&](Eigen::Index i, double w) { lambda(r, i) = s * w; });
+      }
+    } else {
+      // Column by column, and only the columns of layer k - 1's live neurons: the next step reads no other.
+      const Eigen::MatrixXd& W = t.layer->weights.dense();
+      for (Eigen::Index i : lines_[k - 1].live)
+        for (Eigen::Index r = 0; r < rows; ++r)
+          lambda(r, i) = sign[static_cast<std::size_t>(r)] * W(neuron[static_cast<std::size_t>(r)], i);
     }
     return substitute(std::move(lambda), std::move(c), std::move(margin), k, nullptr, nullptr);
   }
@@ -172,24 +192,47 @@ class BackSubstitution {
   // Lambda'_i b_i), off by at most gamma_{2n+1} times the sum of their magnitudes; the product Lambda' W by
   // gamma_{n+1} |Lambda'| |W| m as in affine_step (abs_reach = |W| m + |b| covers both with gamma_{2n+1}); the
   // slopes' rounding by 2u |Lambda'| max(|l|, |u|) as in relu_step.
+  // Only the live neurons' columns are read (a dead one's lines are zero: it adds nothing to c, the margin or the
+  // product); with dense weights the product runs over them alone, with W_j's rows gathered once (live_rows).
   void relu_affine_step(int j, Eigen::MatrixXd& lambda, Eigen::VectorXd& c, Eigen::VectorXd& margin) const {
     const ReluLines& r = lines_[j];
     const LayerTerms& t = terms_[j];
     const Eigen::Index n = lambda.cols();
     const double g = gamma(2 * n + 1);
+    const bool compact = t.layer->weights.is_dense();
     margin += g * c.cwiseAbs();
-    Eigen::ArrayXd added(lambda.rows());
+    Eigen::ArrayXd added(lambda.rows()), w(lambda.rows());
+    // Lambda' over h_j is written in place: with dense weights, the live columns packed to the left (a live
+    // neuron's column m <= i is written after column i is read); otherwise every column, the dead ones zero.
+    std::size_t next = 0;
     for (Eigen::Index i = 0; i < n; ++i) {
+      const bool live = next < r.live.size() && r.live[next] == i;
+      if (!live) {
+        if (!compact) lambda.col(i).setZero();
+        continue;
+      }
       const double up = r.upper_slope[i], low = r.lower_slope[i], t_i = r.upper_intercept[i];
       const double b_i = t.layer->bias[i];
       const double weight = g * t.abs_reach[i] + 2.0 * kUnitRoundoff * r.h_magnitude[i];
-      auto v = lambda.col(i).array();
-      added = v.max(0.0) * t_i;
-      v = v.max(0.0) * up + v.min(0.0) * low;  // Lambda' over h_j
-      c.array() += added + v * b_i;
-      margin.array() += g * added + v.abs() * weight;
+      added = lambda.col(i).array().max(0.0) * t_i;
+      w = lambda.col(i).array().max(0.0) * up + lambda.col(i).array().min(0.0) * low;
+      lambda.col(compact ? static_cast<Eigen::Index>(next) : i) = w.matrix();
+      c.array() += added + w * b_i;
+      margin.array() += g * added + w.abs() * weight;
+      ++next;
     }
-    lambda = lambda * t.layer->weights;
+    if (compact)
+      lambda = lambda.leftCols(static_cast<Eigen::Index>(r.live.size())) * live_rows(j);
+    else
+      lambda = lambda * t.layer->weights;
+  }
+
+  // W_j's rows of layer j's live neurons (dense W_j), gathered on first use.
+  const Eigen::MatrixXd& live_rows(int j) const {
+    if (live_rows_.size() <= static_cast<std::size_t>(j)) live_rows_.resize(static_cast<std::size_t>(j) + 1);
+    Eigen::MatrixXd& rows = live_rows_[static_cast<std::size_t>(j)];
+    if (rows.size() == 0) rows = terms_[j].layer->weights.dense()(lines_[j].live, Eigen::all);
+    return rows;
   }
 
   const Network& network_;
@@ -197,6 +240,7 @@ class BackSubstitution {
   const Eigen::VectorXd& hi_;
   std::vector<LayerTerms> terms_;
   std::vector<ReluLines> lines_;
+  mutable std::vector<Eigen::MatrixXd> live_rows_;
 };
 
 // Applies the splits of one layer to its bounds; false when a split contradicts them.
@@ -223,6 +267,7 @@ void tighten(const BackSubstitution& back, int k, Eigen::VectorXd& l, Eigen::Vec
   std::vector<Eigen::Index> unstable;
   for (Eigen::Index i = 0; i < l.size(); ++i)
     if (l[i] < 0.0 && u[i] > 0.0 && !(skip && (*skip)[static_cast<std::size_t>(i)])) unstable.push_back(i);
+  if (2.0 * back.work_per_row(k) > kMaxWorkPerBlock) return;
   const auto fitting = static_cast<std::size_t>(kWorkPerCheck / (2.0 * back.work_per_row(k)));
   const std::size_t block = std::clamp<std::size_t>(fitting, 1, kMaxRowsPerCheck);
   for (std::size_t first = 0; first < unstable.size(); first += block) {

@@ -68,14 +68,51 @@ Network specialize_linear_neurons(const Network& network, const Eigen::VectorXd&
       if (!layer.is_linear(j)) continue;
       shifts[j] = carry_shift(intervals[k].first[j]);
       layer.bias[j] -= shifts[j];
-      // A dense W adds its columns one by one; a sparse one's columns are scattered across its rows, so it adds
-      // W shifts below, in one pass over its nonzeros.
-      if (!next.is_sparse()) layers[k + 1].bias += shifts[j] * next.dense().col(j);
+      // A dense W adds its columns one by one; a sparse one's columns are scattered across its rows (a
+      // convolution's are a product), so it adds W shifts below, in one pass.
+      if (next.is_dense()) layers[k + 1].bias += shifts[j] * next.dense().col(j);
     }
-    if (next.is_sparse()) layers[k + 1].bias += next * shifts;
+    if (!next.is_dense()) layers[k + 1].bias += next * shifts;
     layer.linear.clear();
   }
   return Network(std::move(layers));
+}
+
+Eigen::VectorXd FixedInputs::expand(const Eigen::VectorXd& u) const {
+  Eigen::VectorXd x = fixed;
+  for (std::size_t i = 0; i < free.size(); ++i) x[free[i]] = u[static_cast<Eigen::Index>(i)];
+  return x;
+}
+
+std::optional<FixedInputs> fix_inputs(const Network& network, const Eigen::VectorXd& lower,
+                                      const Eigen::VectorXd& upper) {
+  const Weights& w = network.layers().front().weights;
+  if (!w.is_conv()) return std::nullopt;
+  std::vector<Eigen::Index> free, position(static_cast<std::size_t>(lower.size()), -1);
+  Eigen::VectorXd fixed = Eigen::VectorXd::Zero(lower.size());
+  for (Eigen::Index i = 0; i < lower.size(); ++i) {
+    if (lower[i] == upper[i]) {
+      fixed[i] = lower[i];
+    } else {
+      position[static_cast<std::size_t>(i)] = static_cast<Eigen::Index>(free.size());
+      free.push_back(i);
+    }
+  }
+  if (free.empty() || free.size() == static_cast<std::size_t>(lower.size())) return std::nullopt;
+  // The free columns, row by row over W's nonzeros (a pass over the receptive fields, no column written out).
+  std::vector<DenseLayer> layers = network.layers();
+  const Eigen::Index rows = w.rows(), k = static_cast<Eigen::Index>(free.size());
+  std::vector<Eigen::Triplet<double>> entries;
+  for (Eigen::Index j = 0; j < rows; ++j)
+    w.for_each_in_row(j, [&](Eigen::Index i, double v) {
+      const Eigen::Index p = position[static_cast<std::size_t>(i)];
+      if (p >= 0) entries.emplace_back(j, p, v);
+    });
+  Weights::Sparse reduced(rows, k);
+  reduced.setFromTriplets(entries.begin(), entries.end());
+  layers.front().bias += w * fixed;
+  layers.front().weights = Weights(std::move(reduced));
+  return FixedInputs{Network(std::move(layers)), std::move(free), std::move(fixed)};
 }
 
 }  // namespace reluopt::detail

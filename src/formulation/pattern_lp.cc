@@ -136,9 +136,9 @@ SparseRows rows_of(const SparseRows& G, const std::vector<Eigen::Index>& active)
 // where W is. Incomplete when the deadline expired first.
 std::optional<RegionMap> first_map(const Weights& W, Eigen::Index dim, const Deadline* deadline) {
   RegionMap map;
-  if (W.is_sparse()) {
+  if (!W.is_dense()) {
     map.is_sparse = true;
-    map.sparse = W.sparse();
+    map.sparse = W.to_sparse();
     map.sparse.conservativeResize(W.rows(), dim);
     return map;
   }
@@ -196,8 +196,8 @@ bool dense_product(const RegionMap& G, const Weights& W, const std::vector<std::
                    const std::vector<Eigen::Index>& active, Eigen::Index used, const Deadline* deadline,
                    RowMajorMatrix& next_G) {
   const Eigen::Index rows = W.rows();
-  if (W.is_sparse()) {
-    const SparseRows masked = masked_columns(W.sparse(), keep);
+  if (!W.is_dense()) {
+    const SparseRows masked = masked_columns(W.to_sparse(), keep);
     const double per_row = static_cast<double>(masked.nonZeros()) / std::max<Eigen::Index>(rows, 1) * used;
     const Eigen::Index block = rows_per_check(per_row, kDenseWorkPerCheck, rows, deadline);
     for (Eigen::Index first = 0; first < rows; first += block) {
@@ -240,8 +240,8 @@ bool compose_layer(const RegionMap& G, const Eigen::VectorXd& g, const Weights& 
   next_g = next_bias + W * active_g;
   if (G.is_sparse) {
     std::optional<RegionMap> map =
-        W.is_sparse()
-            ? sparse_product(masked_columns(W.sparse(), keep), G.sparse, deadline)
+        !W.is_dense()
+            ? sparse_product(masked_columns(W.to_sparse(), keep), G.sparse, deadline)
             : sparse_product(Eigen::MatrixXd(W.dense()(Eigen::all, active)), rows_of(G.sparse, active), deadline);
     if (!map) return false;
     next_G = std::move(*map);

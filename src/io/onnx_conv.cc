@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -215,7 +216,36 @@ Eigen::VectorXd bias_of(const NodeContext& ctx, const Inputs& inputs, std::int64
   return bias;
 }
 
-// Y[m, o] = B[m] + sum over the channels c of m's group and the taps k: W[m, c, k] X[c, o*s - p + k*d].
+// The convolution of x (a whole layer input, of shape [1, C, H, W]) kept as its kernel (Value::conv).
+Value implicit_conv(const Value& x, const Window& win, std::int64_t maps, std::int64_t group,
+                    const Eigen::VectorXd& weights, Eigen::VectorXd bias, Shape shape) {
+  ConvGeometry g;
+  g.in_channels = x.shape[1];
+  g.in_height = win.in[0];
+  g.in_width = win.in[1];
+  g.out_channels = maps;
+  g.out_height = win.out[0];
+  g.out_width = win.out[1];
+  g.kernel_height = win.kernel[0];
+  g.kernel_width = win.kernel[1];
+  g.stride_h = win.strides[0];
+  g.stride_w = win.strides[1];
+  g.pad_top = win.pads[0];
+  g.pad_left = win.pads[1];
+  g.dilation_h = win.dilations[0];
+  g.dilation_w = win.dilations[1];
+  g.groups = group;
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Index width = static_cast<Index>(weights.size()) / maps;
+  Value out = kind_of(x, std::move(shape));
+  out.constant = false;
+  out.conv = std::make_shared<const Conv2d>(g, Eigen::MatrixXd(Eigen::Map<const RowMajor>(weights.data(), maps, width)));
+  out.conv_bias = std::move(bias);
+  return out;
+}
+
+// Y[m, o] = B[m] + sum over the channels c of m's group and the taps k: W[m, c, k] X[c, o*s - p + k*d]. Past
+// ReadLimits::implicit_conv_taps taps, a 2-D convolution of a whole layer input stays implicit.
 Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& x = image_input(ctx, inputs);
   const Value& w = input(ctx, inputs, 1);
@@ -233,8 +263,10 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
   const Eigen::VectorXd bias = bias_of(ctx, inputs, maps, win.out_size());
   const Shape shape = with_channels(maps, win.out);
   const std::int64_t taps = num_elements({maps, per_group, win.out_size(), win.kernel_size()});
-  check_taps(ctx, shape, taps);
   const Eigen::VectorXd weights = w.offset();
+  if (x.identity && !x.partial_identity() && win.in.size() == 2 && (taps < 0 || taps > ctx.limits().implicit_conv_taps))
+    return implicit_conv(x, win, maps, group, weights, bias, shape);
+  check_taps(ctx, shape, taps);
   Triplets triplets;
   triplets.reserve(static_cast<std::size_t>(taps));
   for (std::int64_t m = 0; m < maps; ++m) {

@@ -5,6 +5,7 @@
 // shape-computing operators on the same tensors.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "io/readers.h"
+#include "reluopt/conv2d.h"
 #include "reluopt/error.h"
 
 namespace reluopt::detail::onnx_graph {
@@ -56,13 +58,22 @@ struct Value {
   // layer that carries several tensors (a residual branch beside a ReLU) leaves each one such a block.
   Index first = 0;
   Index width = -1;
+  // A convolution too large to write out (ReadLimits::implicit_conv_taps) of all of x: element i is row i of
+  // conv times x plus conv_bias[i], held as the kernel (then `rows` is empty). Only a Relu or the graph output
+  // takes it as it is, as its layer's W; the reader writes it out for every other operator (conv_rows_of), memory
+  // permitting.
+  std::shared_ptr<const Conv2d> conv;
+  Eigen::VectorXd conv_bias;
   std::size_t stage = 0;  // dense layers already emitted when this tensor was computed
 
   Index columns() const {
     if (identity) return (width < 0 ? num_elements(shape) : width) + 1;
+    if (conv) return conv->cols() + 1;
     return sparse ? sparse_rows.cols() : rows.cols();
   }
-  Index num_rows() const { return identity ? num_elements(shape) : sparse ? sparse_rows.rows() : rows.rows(); }
+  Index num_rows() const {
+    return identity ? num_elements(shape) : conv ? conv->rows() : sparse ? sparse_rows.rows() : rows.rows();
+  }
   bool partial_identity() const { return identity && width >= 0 && (first != 0 || width != num_elements(shape)); }
   Eigen::VectorXd offset() const;
   // The bytes its rows take.
@@ -121,12 +132,16 @@ using PwlOperator = Value (*)(const NodeContext&, const Inputs&, const CloseLaye
 
 Value make_constant(Shape shape, Eigen::VectorXd data);
 Value scalar(double x);
+// A value of the given shape with the same kind (constant or affine in the same x) as v, and no rows yet.
+Value kind_of(const Value& v, Shape shape);
 // An uninitialized dense value of the given shape with the same kind (constant or affine in the same x) as v.
 Value like(const Value& v, Shape shape);
 // v with its rows written out densely (an identity or sparse rows); memory permitting.
 Value dense_rows(const NodeContext& ctx, const Value& v);
 // v with an identity written out as sparse rows (n nonzeros); other values as they are.
 Value sparse_rows_of(const Value& v);
+// v with an implicit convolution written out as sparse rows, memory permitting; other values as they are.
+Value conv_rows_of(const NodeContext& ctx, const Value& v);
 // v's coefficients and offset as one sparse matrix (a dense v's nonzeros).
 SparseRows to_sparse(const Value& v);
 // A non-constant value of `shape` (of the same x as `like`) whose rows are `rows`: sparse, or dense when more than a

@@ -104,6 +104,7 @@ void NodeContext::check_sparse_memory(const Shape& shape, Index nonzeros) const 
 
 Eigen::VectorXd Value::offset() const {
   if (identity) return Eigen::VectorXd::Zero(num_elements(shape));
+  if (conv) return conv_bias;
   if (!sparse) return rows.col(rows.cols() - 1);
   Eigen::VectorXd c = Eigen::VectorXd::Zero(sparse_rows.rows());
   const Index last = sparse_rows.cols() - 1;
@@ -115,6 +116,7 @@ Eigen::VectorXd Value::offset() const {
 
 double Value::bytes() const {
   if (identity) return 0.0;
+  if (conv) return static_cast<double>(conv->kernel().size() + conv_bias.size()) * sizeof(double);
   if (sparse) return sparse_bytes(sparse_rows.rows(), sparse_rows.nonZeros());
   return static_cast<double>(rows.size()) * sizeof(double);
 }
@@ -157,6 +159,23 @@ Value dense_rows(const NodeContext& ctx, const Value& v) {
     out.rows = Eigen::MatrixXd::Zero(n, columns);
     out.rows.middleCols(v.first, n).setIdentity();
   }
+  return out;
+}
+
+Value conv_rows_of(const NodeContext& ctx, const Value& v) {
+  if (!v.conv) return v;
+  ctx.check_sparse_memory(v.shape, v.conv->nonzeros() + v.num_rows());
+  Value out = kind_of(v, v.shape);
+  out.sparse = true;
+  out.sparse_rows.resize(v.num_rows(), v.columns());
+  out.sparse_rows.reserve(v.conv->nonzeros() + v.num_rows());
+  const Index last = v.columns() - 1;
+  for (Index j = 0; j < v.num_rows(); ++j) {
+    out.sparse_rows.startVec(j);
+    v.conv->for_each_in_row(j, [&](Index i, double w) { out.sparse_rows.insertBack(j, i) = w; });
+    if (v.conv_bias[j] != 0.0) out.sparse_rows.insertBack(j, last) = v.conv_bias[j];
+  }
+  out.sparse_rows.finalize();
   return out;
 }
 
@@ -697,12 +716,19 @@ Value gemm_op(const NodeContext& ctx, const Inputs& inputs) {
   const bool trans_b = int_attribute(node, "transB", 0) != 0;
   Value ab = int_attribute(node, "transA", 0) ? matmul(ctx, transpose(ctx, a, {}), b, trans_b)
                                                : matmul(ctx, a, b, trans_b);
-  Value y = multiply(ctx, ab, scalar(float_attribute(ctx, "alpha", 1.0)));
+  // alpha = 1 and a constant C on dense rows touch the product in place: after a VGG's last pooling it is 4096 rows
+  // of 25089 columns (822 MB), which a copy per step would double.
+  const double alpha = float_attribute(ctx, "alpha", 1.0);
+  Value y = alpha == 1.0 ? std::move(ab) : multiply(ctx, ab, scalar(alpha));
   if (inputs.size() < 3 || inputs[2] == nullptr) return y;  // C is optional from opset 11
   const Value c = multiply(ctx, *inputs[2], scalar(float_attribute(ctx, "beta", 1.0)));
   if (broadcast_shape(ctx, y.shape, c.shape) != y.shape)
     ctx.fail("inconsistent shapes: C of shape " + shape_string(c.shape) + " does not broadcast to " +
              shape_string(y.shape));
+  if (c.constant && !y.constant && !y.identity && !y.sparse && !y.conv) {
+    y.rows.col(y.rows.cols() - 1) += broadcast_to(ctx, c, y.shape).rows.col(0);
+    return y;
+  }
   return add(ctx, y, c);
 }
 
@@ -919,6 +945,7 @@ std::string refusal_reason(const std::string& op_type) {
 // columns moved to the block's place, sparse (a residual branch beside a ReLU is half of x or less).
 Value embed_block(const NodeContext& ctx, Value result, Index first, Index width) {
   if (result.constant) return result;
+  if (result.conv) result = conv_rows_of(ctx, result);
   if (result.identity) {
     result.first = first;
     result.width = width;
@@ -943,8 +970,9 @@ Value embed_block(const NodeContext& ctx, Value result, Index first, Index width
 
 class GraphReader {
  public:
-  // Tracking starts from a dense identity on the input, of size n x (n + 1).
-  static constexpr std::int64_t kMaxInputSize = 16384;
+  // The input is tracked as an identity held as no rows, so its size alone costs nothing; the operators check the
+  // memory of what they build from it. This bound keeps the element counts of every tensor within int range.
+  static constexpr std::int64_t kMaxInputSize = std::int64_t{1} << 24;
 
   // The graph's initializers give up their bytes as they are decoded.
   GraphReader(onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits)
@@ -1020,8 +1048,6 @@ class GraphReader {
     if (num_elements(shape) < 0 || num_elements(shape) > kMaxInputSize)
       throw Error(where + " of shape " + shape_string(shape) + " is too large; at most " +
                   std::to_string(kMaxInputSize) + " elements are supported");
-    if (const std::string problem = memory_problem(shape, num_elements(shape) + 1, limits_); !problem.empty())
-      throw Error(where + ": " + problem);
     values_[input->name()] = make_identity(shape, 0);
   }
 
@@ -1039,6 +1065,7 @@ class GraphReader {
       throw Error("unsupported ONNX operator '" + op_name + "' in node " + ctx.label() + " of '" + path_ +
                   "'" + (standard ? refusal_reason(node.op_type()) : ""));
     }
+    if (standard) start_layer_before(ctx, index);
     Inputs inputs;
     std::list<Value> written_out;  // identities written out (or taken as a whole x) for this node
     const Value* block = nullptr;  // the block of x an operator takes as a whole x
@@ -1047,6 +1074,7 @@ class GraphReader {
       if (!name.empty() && it == values_.end())
         ctx.fail("input '" + name + "' is not computed before it is used");
       const Value* v = name.empty() ? nullptr : &it->second;
+      if (v != nullptr && v->conv && !relu) v = &written_out.emplace_back(conv_rows_of(ctx, *v));
       if (v != nullptr && v->identity && !relu && !takes_identity(node.op_type())) {
         v = &written_out.emplace_back(sparse_rows_of(*v));
       } else if (v != nullptr && v->partial_identity() && !relu && !relabels(node.op_type())) {
@@ -1087,6 +1115,39 @@ class GraphReader {
       if (!last_use_.count(name)) values_.erase(name);
   }
 
+  // Whether a Conv or Gemm/MatMul node reads its input x better as the outputs of a layer of linear neurons:
+  // - a convolution too large to write out stays implicit only over a whole layer input (conv_op), so when x is
+  //   another tensor (a max pooling's b + relu(a - b), a normalization) it becomes a layer first; the size is
+  //   estimated as in conv_op at stride 1;
+  // - a fully connected layer after a max pooling multiplies rows over both halves of the pooling's last layer
+  //   (b + relu(a - b): twice as many columns as x has elements); past kLinearLayerBytes of product, x as a layer
+  //   halves the product (a VGG16's first Gemm: 4096 x 50177 doubles, 1.6 GB, against 822 MB).
+  bool wants_layer(const onnx::NodeProto& node, const Value& x, const Value& w) const {
+    if (x.constant || (x.identity && !x.partial_identity())) return false;
+    if (node.op_type() == "Conv") {
+      if (x.shape.size() != 4 || w.shape.size() != 4) return false;
+      const std::int64_t taps = num_elements({num_elements(w.shape), x.shape[2], x.shape[3]});
+      return taps < 0 || taps > limits_.implicit_conv_taps;
+    }
+    if (node.op_type() != "Gemm" && node.op_type() != "MatMul") return false;
+    const Index n = num_elements(x.shape);
+    if (!w.constant || n <= 0 || x.columns() - 1 <= n) return false;
+    const double rows = static_cast<double>(num_elements(w.shape)) / static_cast<double>(n);
+    return rows * static_cast<double>(x.columns()) * sizeof(double) > kLinearLayerBytes;
+  }
+
+  static constexpr double kLinearLayerBytes = 256e6;
+
+  // Closes a layer of linear neurons on the node's first input when wants_layer says so.
+  void start_layer_before(const NodeContext& ctx, int index) {
+    const onnx::NodeProto& node = ctx.node();
+    if (node.input_size() < 2 || !values_.count(node.input(0)) || !values_.count(node.input(1))) return;
+    const Value& x = values_.at(node.input(0));
+    if (!wants_layer(node, x, values_.at(node.input(1))) || !chain_problem(x).empty()) return;
+    const Value carried = values_.at(node.input(0));
+    values_[node.input(0)] = close_layer(ctx, index, {{carried, true}})[0];
+  }
+
   // A tensor computed before the latest ReLU refers to an older layer input: using it again would be a
   // skip connection or a branch, which a feed-forward chain cannot express.
   std::string chain_problem(const Value& v) const {
@@ -1112,6 +1173,9 @@ class GraphReader {
     const std::size_t own = blocks.size();
     const std::vector<std::string> carried = live_after(index);
     for (const std::string& name : carried) blocks.push_back({values_.at(name), true});
+    // An implicit convolution is a layer's W only alone: beside other blocks (a residual branch) it is written out.
+    if (blocks.size() > 1)
+      for (Block& b : blocks) b.pre = conv_rows_of(ctx, b.pre);
     Index width = 0;
     for (const Block& b : blocks) {
       if (b.pre.constant) ctx.fail("a piecewise-linear function of a constant tensor");
@@ -1137,8 +1201,7 @@ class GraphReader {
     layers_.push_back(std::move(layer));
     // Every later tensor is checked together with the layers already held: a model is refused by the sum.
     const DenseLayer& held = layers_.back();
-    const double bytes = weight_bytes(held.weights.stored(), held.weights.is_sparse()) +
-                         sizeof(double) * static_cast<double>(held.bias.size());
+    const double bytes = held.weights.bytes() + sizeof(double) * static_cast<double>(held.bias.size());
     layer_bytes_ += bytes;
     limits_.held_bytes += static_cast<std::uint64_t>(bytes);
     for (std::size_t k = 0; k < carried.size(); ++k) values_[carried[k]] = outputs[own + k];
@@ -1162,12 +1225,13 @@ class GraphReader {
     return count;
   }
 
-  // The layer whose rows are the given tensors' rows in turn. W is sparse when at most a quarter of its entries
+  // The layer whose rows are the given tensors' rows in turn: an implicit convolution alone is W itself. W is sparse when at most a quarter of its entries
   // are nonzero (a convolution, a pooling, the identity rows that carry a tensor), so that its memory and every
   // product with it follow the nonzeros; a fully connected layer stays dense. The memory check counts what is
   // stored.
   // `where` ends the error message.
   DenseLayer layer_of(const std::string& where, const std::vector<const Value*>& pre, Index width) const {
+    if (pre.size() == 1 && pre.front()->conv) return DenseLayer{Weights(*pre.front()->conv), pre.front()->conv_bias};
     const Index columns = pre.front()->columns() - 1;
     Index stored = 0;
     for (const Value* v : pre) stored += nonzeros(*v);

@@ -24,6 +24,11 @@ namespace reluopt::detail {
 struct ReadLimits {
   std::uint64_t max_bytes = default_max_model_bytes();
   std::uint64_t held_bytes = 0;  // held by the layers read so far and the tensors still needed
+  // A 2-D convolution whose matrix written out would have more nonzeros than this stays an implicit convolution
+  // (Conv2d) in its layer; smaller ones are sparse matrices, which later operators fold into. Tests set 0 to read
+  // every convolution both ways.
+  std::int64_t implicit_conv_taps = kImplicitConvTaps;
+  static constexpr std::int64_t kImplicitConvTaps = 20000000;
 
   static std::uint64_t default_max_model_bytes();
 };

@@ -12,8 +12,10 @@
 #include <fstream>
 #include <functional>
 #include <istream>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -34,6 +36,7 @@ namespace {
 
 constexpr int kMaxDepth = 200;                // nesting deeper than this is refused (the parser recurses)
 constexpr std::size_t kMaxCases = 100000;     // conjunctions the assertions may expand to
+constexpr std::size_t kSharedAtoms = 1024;     // a conjunction added to several is shared from this size on
 constexpr int kMaxIndex = 10000000;           // X_i and Y_j above this are refused
 constexpr std::size_t kChunkBytes = 1 << 14;  // read at once: a few thousand tokens between deadline checks
 constexpr std::size_t kPollWork = 4096;       // conjunctions built between deadline checks
@@ -79,31 +82,72 @@ std::size_t hash_of(const Atom& atom) {
 // A conjunction of atoms (indices into Reader::atoms_). Conjoining appends, which may repeat atoms; the list
 // is compacted (sorted, each atom once) whenever it has doubled since it last was, so that it holds fewer than
 // twice its distinct atoms (plus a few) at an amortized cost of O(log) per atom appended.
+// A conjunction of atoms: its own, and those of a shared base. An image property bounds every input (301056
+// atoms for a 224 x 224 RGB image) and then asserts a disjunction over the other classes (999 disjuncts): each
+// disjunct shares the bounds as one base instead of a copy, which took 1.2 GB and 999 sorts.
 class Conjunction {
  public:
+  using Atoms = std::vector<int>;
+
   void add(int atom) {
     atoms_.push_back(atom);
     compact_when_doubled();
   }
   void add(const Conjunction& other) {
+    if (other.base_ && !base_) {
+      base_ = other.base_;
+    } else if (other.base_ && other.base_ != base_) {
+      atoms_.insert(atoms_.end(), other.base_->begin(), other.base_->end());
+    }
     atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
     compact_when_doubled();
+  }
+  // This conjunction with its atoms as a base that copies share (share_with).
+  std::shared_ptr<const Atoms> frozen() const {
+    Conjunction c = *this;
+    if (c.base_) c.atoms_.insert(c.atoms_.end(), c.base_->begin(), c.base_->end());
+    c.compact();
+    return std::make_shared<const Atoms>(std::move(c.atoms_));
+  }
+  // Adds the atoms of `base` (from frozen()) as a shared base, or a copy when there is one already.
+  void share(const std::shared_ptr<const Atoms>& base) {
+    if (!base_) {
+      base_ = base;
+    } else if (base != base_) {
+      atoms_.insert(atoms_.end(), base->begin(), base->end());
+      compact_when_doubled();
+    }
   }
   void compact() {
     std::sort(atoms_.begin(), atoms_.end());
     atoms_.erase(std::unique(atoms_.begin(), atoms_.end()), atoms_.end());
     compacted_ = atoms_.size();
   }
-  // Sorted, each atom once, after compact().
-  const std::vector<int>& atoms() const { return atoms_; }
+  // Every atom, sorted, each once, after compact() (a copy when there is a base).
+  Atoms atoms() const {
+    if (!base_) return atoms_;
+    Atoms all;
+    std::set_union(base_->begin(), base_->end(), atoms_.begin(), atoms_.end(), std::back_inserter(all));
+    return all;
+  }
+  // f(atom) for every atom: the base's, then its own (an atom of both twice).
+  template <typename F>
+  void for_each_atom(F&& f) const {
+    if (base_)
+      for (const int a : *base_) f(a);
+    for (const int a : atoms_) f(a);
+  }
+  const Atoms& own() const { return atoms_; }
+  const Atoms* base() const { return base_.get(); }
 
  private:
   void compact_when_doubled() {
     if (atoms_.size() >= 2 * compacted_ + 16) compact();
   }
 
-  std::vector<int> atoms_;
+  Atoms atoms_;
   std::size_t compacted_ = 0;
+  std::shared_ptr<const Atoms> base_;
 };
 
 using Dnf = std::vector<Conjunction>;
@@ -377,6 +421,15 @@ int Reader::intern(Atom atom) {
 Dnf Reader::conjoin(Dnf a, Dnf b, int line) {
   if (a.size() == 1 && b.size() != 1) std::swap(a, b);
   if (b.size() == 1) {
+    // A large conjunction (the input box) added to many is shared, not copied.
+    if (a.size() > 1 && b[0].own().size() >= kSharedAtoms) {
+      const std::shared_ptr<const Conjunction::Atoms> shared = b[0].frozen();
+      for (Conjunction& c : a) {
+        c.share(shared);
+        poll(1);
+      }
+      return a;
+    }
     for (Conjunction& c : a) {
       c.add(b[0]);
       poll(1);
@@ -464,13 +517,13 @@ Domain Reader::box_of(const Conjunction& conjunction, std::vector<int>& rows) co
   const int n = *declared_x_.rbegin() + 1;
   const double inf = std::numeric_limits<double>::infinity();
   Eigen::VectorXd lower = Eigen::VectorXd::Constant(n, -inf), upper = Eigen::VectorXd::Constant(n, inf);
-  for (const int a : conjunction.atoms()) {
+  conjunction.for_each_atom([&](const int a) {
     const Atom& atom = atoms_[static_cast<std::size_t>(a)];
-    if (!atom.g.y.empty()) continue;
+    if (!atom.g.y.empty()) return;
     if (atom.g.x.size() != 1) {
       if (atom.strict) fail(atom.line, "a strict constraint on inputs: use <= or >=");
       rows.push_back(a);
-      continue;
+      return;
     }
     if (atom.strict) fail(atom.line, "a strict bound on an input: use <= or >=");
     const auto [i, a_i] = *atom.g.x.begin();
@@ -480,7 +533,9 @@ Domain Reader::box_of(const Conjunction& conjunction, std::vector<int>& rows) co
                           number_text(a_i) + ", overflows a double");
     if (a_i > 0.0) upper[i] = std::min(upper[i], bound);
     else lower[i] = std::max(lower[i], bound);
-  }
+  });
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(lower[i]) || !std::isfinite(upper[i]))
       fail(line_, "X_" + std::to_string(i) + " has no " + (std::isfinite(lower[i]) ? "upper" : "lower") +
@@ -565,26 +620,51 @@ VnnlibProperty Reader::split() {
   property.num_inputs = count(declared_x_, "X");
   property.num_outputs = count(declared_y_, "Y");
   std::map<std::vector<double>, std::size_t> case_of_domain;
+  // The case of a shared base whose conjunctions add outputs only: one domain for all of them (none: empty).
+  std::map<const Conjunction::Atoms*, std::optional<std::size_t>> case_of_base;
+  std::map<const Conjunction::Atoms*, std::vector<int>> outputs_of_base;
   std::vector<ConjunctionSet> outputs_of_case;
-  for (Conjunction& conjunction : property_) {
-    poll(1);
-    conjunction.compact();
-    std::vector<int> outputs;
-    for (const int a : conjunction.atoms()) {
+  // The output atoms among `atoms`, appended to `outputs`; whether some atom is on inputs.
+  const auto collect = [&](const Conjunction::Atoms& atoms, std::vector<int>& outputs) {
+    bool inputs = false;
+    for (const int a : atoms) {
       const Atom& atom = atoms_[static_cast<std::size_t>(a)];
+      inputs = inputs || atom.g.y.empty();
       if (atom.g.y.empty()) continue;
       if (!atom.g.x.empty()) fail(atom.line, "a constraint mixes inputs and outputs");
       outputs.push_back(a);
     }
-    std::optional<Domain> domain = domain_of(conjunction);
-    if (!domain) continue;
-    const auto [it, added] = case_of_domain.emplace(domain_key(*domain), property.cases.size());
-    if (added) {
-      property.cases.push_back(VnnlibCase{std::move(*domain), {}});
-      outputs_of_case.emplace_back();
+    return inputs;
+  };
+  for (Conjunction& conjunction : property_) {
+    poll(1);
+    conjunction.compact();
+    std::vector<int> outputs;
+    if (const Conjunction::Atoms* base = conjunction.base()) {
+      auto [it, added] = outputs_of_base.try_emplace(base);
+      if (added) collect(*base, it->second);
+      outputs = it->second;
     }
-    if (!outputs_of_case[it->second].insert(outputs).second) continue;
-    property.cases[it->second].unsafe.push_back(output_constraints(outputs, property.num_outputs));
+    const bool own_inputs = collect(conjunction.own(), outputs);
+    std::sort(outputs.begin(), outputs.end());
+    outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+    const bool by_base = conjunction.base() != nullptr && !own_inputs;
+    std::optional<std::size_t> k;
+    if (const auto found = case_of_base.find(conjunction.base()); by_base && found != case_of_base.end()) {
+      k = found->second;
+    } else {
+      if (std::optional<Domain> domain = domain_of(conjunction)) {
+        const auto [it, added] = case_of_domain.emplace(domain_key(*domain), property.cases.size());
+        if (added) {
+          property.cases.push_back(VnnlibCase{std::move(*domain), {}});
+          outputs_of_case.emplace_back();
+        }
+        k = it->second;
+      }
+      if (by_base) case_of_base.emplace(conjunction.base(), k);
+    }
+    if (!k || !outputs_of_case[*k].insert(outputs).second) continue;
+    property.cases[*k].unsafe.push_back(output_constraints(outputs, property.num_outputs));
   }
   return property;
 }

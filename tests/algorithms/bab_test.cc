@@ -193,8 +193,10 @@ TEST(BabRandomized, OptimizedNodeBoundsHoldAtEveryNodeLimit) {
   }
 }
 
-// The memory cap: with room for a handful of open nodes every worker dives depth first almost from the start; the
-// bound still holds at every node limit and the complete search proves the same optimum.
+// The memory cap: with room for a handful of open nodes, two of them carrying their parents' work, the frontier
+// strips the others to their bound, box and splits (bounded again when popped) and every worker dives depth first
+// almost from the start; the bound still holds at every node limit and the complete search proves the same
+// optimum.
 TEST(BabRandomized, DepthFirstDivesUnderAMemoryCapKeepTheBoundValid) {
   std::mt19937_64 rng(31);
   for (int trial = 0; trial < 6; ++trial) {

@@ -270,5 +270,34 @@ TEST(SymbolicRelax, RelaxRefusesMethodsWithoutAFormulation) {
   }
 }
 
+// Neurons off over the whole box (u <= 0) are left out of the back-substitution's products: the bounds are those
+// of the network without them (to round-off), on every later layer and the objective.
+TEST(SymbolicDeadNeurons, BoundsEqualThoseOfTheNetworkWithoutTheDeadNeurons) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const Network base = testing::random_network(3, {7, 6, 5}, 1, 300 + seed);
+    std::vector<DenseLayer> with = base.layers();
+    const std::vector<Eigen::Index> dead{1, 4, 5}, kept{0, 2, 3, 6};
+    for (Eigen::Index j : dead) with[0].bias[j] = -10.0 - with[0].weights.dense().row(j).cwiseAbs().sum();
+    std::vector<DenseLayer> without = with;
+    without[0].weights = Eigen::MatrixXd(with[0].weights.dense()(kept, Eigen::all));
+    without[0].bias = with[0].bias(kept);
+    without[1].weights = Eigen::MatrixXd(with[1].weights.dense()(Eigen::all, kept));
+    const Network a(with), b(without);
+    const Eigen::VectorXd lo = Eigen::VectorXd::Zero(3), hi = Eigen::VectorXd::Ones(3);
+    const Eigen::VectorXd c = Eigen::VectorXd::Ones(1);
+    const Propagation pa = propagate(a, lo, hi, c, 0.0, SplitState{}, nullptr);
+    const Propagation pb = propagate(b, lo, hi, c, 0.0, SplitState{}, nullptr);
+    ASSERT_FALSE(pa.empty);
+    ASSERT_FALSE(pb.empty);
+    for (Eigen::Index j : dead) EXPECT_LE(pa.bounds.upper[0][j], 0.0);
+    for (int k = 1; k < 3; ++k)
+      for (int j = 0; j < a.hidden_width(k); ++j) {
+        EXPECT_NEAR(pa.bounds.lower[k][j], pb.bounds.lower[k][j], 1e-9) << "seed " << seed << " layer " << k;
+        EXPECT_NEAR(pa.bounds.upper[k][j], pb.bounds.upper[k][j], 1e-9) << "seed " << seed << " layer " << k;
+      }
+    EXPECT_NEAR(pa.objective.upper, pb.objective.upper, 1e-9) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace reluopt

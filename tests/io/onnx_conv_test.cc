@@ -42,6 +42,22 @@ TEST_P(GoodConvFixture, MatchesIndependentForwardPass) {
   expect_forward_passes(network, expected, 1e-9);
 }
 
+// Read with every 2-D convolution implicit (Conv2d, as the reader keeps VGG-size ones), the same network.
+TEST_P(GoodConvFixture, ImplicitConvolutionsGiveTheSameNetwork) {
+  const nlohmann::json& expected = expected_outputs().at(GetParam());
+  const Network implicit = testing::read_onnx_implicit_convs(kConvDir + GetParam());
+  expect_forward_passes(implicit, expected, 1e-9);
+  testing::expect_same_network(read_onnx(kConvDir + GetParam()), implicit, expected);
+}
+
+TEST(OnnxConv, ImplicitConvolutionsAreRead) {
+  int convs = 0;
+  for (const std::string& file : testing::expected_files(expected_outputs()))
+    convs += testing::expect_same_network(read_onnx(kConvDir + file), testing::read_onnx_implicit_convs(kConvDir + file),
+                                          expected_outputs().at(file));
+  EXPECT_GE(convs, 8);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoodConvFixture, ::testing::ValuesIn(testing::expected_files(expected_outputs())),
                          testing::fixture_test_name);
 

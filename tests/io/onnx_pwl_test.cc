@@ -34,6 +34,15 @@ TEST_P(GoodPwlFixture, MatchesIndependentForwardPass) {
   expect_forward_passes(network, expected_outputs().at(GetParam()), 1e-9);
 }
 
+// Read with every 2-D convolution implicit, the same network (a convolution after a max pooling reads a layer of
+// linear neurons).
+TEST_P(GoodPwlFixture, ImplicitConvolutionsGiveTheSameNetwork) {
+  const nlohmann::json& expected = expected_outputs().at(GetParam());
+  const Network implicit = testing::read_onnx_implicit_convs(kPwlDir + GetParam());
+  expect_forward_passes(implicit, expected, 1e-9);
+  testing::expect_same_network(read_onnx(kPwlDir + GetParam()), implicit, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoodPwlFixture, ::testing::ValuesIn(testing::expected_files(expected_outputs())),
                          testing::fixture_test_name);
 

@@ -15,6 +15,7 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include "io/readers.h"
 #include "reluopt/error.h"
 #include "reluopt/network.h"
 
@@ -35,6 +36,34 @@ inline std::vector<std::string> expected_files(const nlohmann::json& expected) {
   std::vector<std::string> files;
   for (const auto& [file, unused] : expected.items()) files.push_back(file);
   return files;
+}
+
+// The network of an ONNX file read with every 2-D convolution of a whole layer input kept implicit (Conv2d), as
+// the reader keeps only those too large to write out.
+inline Network read_onnx_implicit_convs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  detail::ReadLimits limits;
+  limits.implicit_conv_taps = 0;
+  return detail::read_onnx(in, path, limits);
+}
+
+// Checks that `implicit` (read_onnx_implicit_convs) is `plain` read the default way: the same outputs at
+// expected["inputs"] and, layer by layer when both have as many, the same entries and biases exactly. Returns the
+// number of implicit convolution layers.
+inline int expect_same_network(const Network& plain, const Network& implicit, const nlohmann::json& expected) {
+  int convs = 0;
+  for (const DenseLayer& layer : implicit.layers()) convs += layer.weights.is_conv();
+  for (const nlohmann::json& input : expected.at("inputs")) {
+    const Eigen::VectorXd x = to_vector(input);
+    EXPECT_LE((plain.forward(x) - implicit.forward(x)).cwiseAbs().maxCoeff(), 1e-12);
+  }
+  if (plain.layers().size() != implicit.layers().size()) return convs;
+  for (std::size_t k = 0; k < plain.layers().size(); ++k) {
+    EXPECT_TRUE(plain.layers()[k].weights == implicit.layers()[k].weights) << "layer " << k;
+    EXPECT_EQ(plain.layers()[k].bias, implicit.layers()[k].bias) << "layer " << k;
+    EXPECT_EQ(plain.layers()[k].linear, implicit.layers()[k].linear) << "layer " << k;
+  }
+  return convs;
 }
 
 // The test name of a fixture file: its name without the extension.

@@ -169,6 +169,36 @@ TEST(VnnlibReader, ManyDistinctAssertsAreRead) {
   }
 }
 
+// An image property: every input bounded (here 1500, past the size from which the reader shares them), then a
+// disjunction over the other classes, and a box of its own in one disjunct: the shared bounds give one case of the
+// plain disjuncts, the box-cutting one a case of its own, each constraint where it was written.
+TEST(VnnlibReader, SharedInputBoundsUnderADisjunction) {
+  std::string text;
+  for (int i = 0; i < 1500; ++i) text += "(declare-const X_" + std::to_string(i) + " Real)\n";
+  for (int j = 0; j < 4; ++j) text += "(declare-const Y_" + std::to_string(j) + " Real)\n";
+  for (int i = 0; i < 1500; ++i) {
+    const std::string v = std::to_string(i % 7 == 0 ? 0.25 : 0.5);
+    text += "(assert (<= X_" + std::to_string(i) + " " + v + "))\n(assert (>= X_" + std::to_string(i) + " " +
+            (i % 7 == 0 ? "0" : v) + "))\n";
+  }
+  text += "(assert (or (and (>= Y_1 Y_0)) (and (>= Y_2 Y_0)) (and (>= Y_3 Y_0) (<= X_0 0.1)) (and (>= Y_2 Y_0))))\n";
+  const VnnlibProperty p = read_text(text);
+  ASSERT_EQ(p.cases.size(), 2u);
+  const Domain& box = p.cases[0].box;
+  EXPECT_EQ(box.lower[0], 0.0);
+  EXPECT_EQ(box.upper[0], 0.25);
+  EXPECT_EQ(box.lower[1], 0.5);
+  EXPECT_EQ(box.upper[1], 0.5);
+  ASSERT_EQ(p.cases[0].unsafe.size(), 2u);  // the repeated (>= Y_2 Y_0) kept once
+  EXPECT_EQ(p.cases[0].unsafe[0][0].weights, Eigen::Vector4d(1, -1, 0, 0));
+  EXPECT_EQ(p.cases[0].unsafe[1][0].weights, Eigen::Vector4d(1, 0, -1, 0));
+  // X_0 <= 0.1 cuts the shared box: a case of its own.
+  EXPECT_EQ(p.cases[1].box.upper[0], 0.1);
+  EXPECT_EQ(p.cases[1].box.upper[1], 0.5);
+  ASSERT_EQ(p.cases[1].unsafe.size(), 1u);
+  EXPECT_EQ(p.cases[1].unsafe[0][0].weights, Eigen::Vector4d(1, 0, 0, -1));
+}
+
 TEST(VnnlibReader, RepeatedDisjunctsAreKeptOnce) {
   std::string disjuncts;
   for (int k = 0; k < 1000; ++k) disjuncts += " (<= Y_0 Y_1) (and (>= Y_0 1) (<= Y_0 Y_1) (>= Y_0 1))";
