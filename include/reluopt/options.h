@@ -99,10 +99,9 @@ struct EnhancedOptions {
   double mip_share = 0.25;
   Prover prover = Prover::kBab;
   // With a time limit and mip_share > 0, on one process, the prover first runs alone for at most this share of
-  // the run: a proof there ends the run, so what bab or the MIP proves in a fraction of a second the default proves
-  // in about that time; otherwise Algorithm 2 and the prover follow as above, the prover from the better point of
-  // both. When the problem has a model's rows or integers, the model MIP runs for the whole run instead, with
-  // Algorithm 2 inside it (algorithms/model_mip.h). 0: no first proof.
+  // the run (the model MIP when the problem has a model's rows or integers): a proof there ends the run, so what
+  // bab or the MIP proves in a fraction of a second the default proves in about that time; otherwise Algorithm 2
+  // and the prover follow as above, the prover from the better point of both. 0: no first proof.
   double first_proof = 0.25;
 };
 

@@ -30,15 +30,6 @@ constexpr double kModelTighteningShare = 0.2;
 constexpr long kStartSamples = 16;
 constexpr double kStartTimeShare = 0.1;
 
-// With a search share (the enhanced method), the second run stops after kSearchAfterNodes nodes (process_s3 is
-// proven within 150), the enhanced search takes that share of the time left on up to kSearchSamples samples, and
-// a third run over the bounds tightened with its point's cutoff takes the rest, best-first from its first node:
-// the search has brought the points, the run is there for the bound. On design_s3 (60 s, 1 thread, load 9) the
-// enhanced method's bound rose from 2.21 (model MIP for a quarter of the run, then Algorithm 2 and bab) to 2.93
-// and 2.97 in two runs, against 2.78 for mip (bench/results/models_peers_modelspeed4.md).
-constexpr long kSearchAfterNodes = 500;
-constexpr long kSearchSamples = 1000000;
-
 // Strong branchings per binary before CBC trusts its pseudo-costs. CBC's default (10) spent most of a model
 // MIP's time strong branching: with 1, CPU time per run (median of 5, interleaved, load 6-8) fell on pricing_s2
 // from 46 to 29 ms, design_s2 68 -> 48 ms, process_s2 20 -> 15 ms, process_s3 0.70 -> 0.45 s (bound tightening
@@ -219,7 +210,7 @@ double solver_bound(const MipResult& solution) {
 // of 0, of pricing_s3 291.4 instead of 315.7), where on the small models the first run ends without them.
 MipResult run_cbc(const MipFormulation& formulation, const Network& network, const SolveOptions& options,
                   const Deadline& deadline, const RunControl& control, ModelIncumbent& incumbent, long node_limit,
-                  long nodes_before, bool second_run, long best_bound_after = kBestBoundAfterNodes) {
+                  long nodes_before, bool second_run) {
   std::unique_ptr<AndersonSeparator> separator;
   const bool root_cuts = second_run && options.method == Method::kMip;
   if (options.method == Method::kMipCuts || root_cuts)
@@ -231,7 +222,7 @@ MipResult run_cbc(const MipFormulation& formulation, const Network& network, con
   mip.cut_frequency = root_cuts ? kRootOnly : options.mip.cut_frequency;
   mip.primal_heuristics = true;
   mip.reliability = kModelReliability;
-  mip.best_bound_after = best_bound_after;
+  mip.best_bound_after = kBestBoundAfterNodes;
   mip.node_limit = node_limit;
   std::vector<double> start;
   if (const Eigen::VectorXd u = incumbent.best_u(); u.size() > 0) {
@@ -261,18 +252,18 @@ MipResult run_cbc(const MipFormulation& formulation, const Network& network, con
 }
 
 // The best point of Algorithm 2 (the enhanced search: gradient ascent, region problems with the rows, local
-// search) from `samples` samples within `deadline`, to the incumbent: from 16 samples, on design_s3 3.69 where the
-// samples' region problems alone gave 4.08, on pricing_s3 237.8 where they gave 237.0, process_s3's optimum where
-// they gave 31.8, each within a few tenths of a second (the cutoff of the tightening is as strong as this point).
+// search) from kStartSamples samples, to the incumbent: on design_s3 3.69 where the samples' region problems
+// alone gave 4.08, on pricing_s3 237.8 where they gave 237.0, process_s3's optimum where they gave 31.8, each
+// within a few tenths of a second (the cutoff of the tightening is as strong as this point).
 long offer_search(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
-                  const RunControl& control, ModelIncumbent& incumbent, long samples) {
+                  const RunControl& control, ModelIncumbent& incumbent) {
   SolveOptions search = options;
   search.method = Method::kEnhanced;
-  search.sampling.samples = samples;
+  search.sampling.samples = kStartSamples;
   search.sampling.stop_rule.reset();
   search.enhanced.mip_share = 0.0;
   search.enhanced.first_proof = 0.0;
-  const SolveResult found = run_enhanced(problem, search, deadline, RunContext(control));
+  const SolveResult found = run_enhanced(problem, search, deadline.share(kStartTimeShare), RunContext(control));
   if (found.status != SolveStatus::kNoSolution && found.status != SolveStatus::kInfeasible) incumbent.offer(found.x);
   return found.run.lps;
 }
@@ -298,8 +289,7 @@ bool first_run_pays(const Problem& problem) {
 
 // The first run's node limit: see first_run_pays.
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
-                          const Deadline& deadline, const RunControl& control, long first_run_nodes,
-                          double search_share) {
+                          const Deadline& deadline, const RunControl& control, long first_run_nodes) {
   const Network& network = *reduced.composite;
   const double sign = reduced.objective.sign();
   const Problem problem = model_problem(reduced);
@@ -315,31 +305,17 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   long lps = 0;
   double bound = solver_bound(solution);
   NeuronBounds bounds = propagated.bounds;
-  // A CBC run over the bounds tightened with the cutoff of the incumbent's value; its nodes and bound are added.
-  // The bounds of an earlier run (without a cutoff or with a weaker one) hold wherever the new cutoff does and
-  // start its tightening.
-  std::optional<ModelBounds> cut_before;
-  const auto cut_and_run = [&](long node_limit, long best_bound_after) {
+  if (two_runs && !completed(solution) && !deadline.expired()) {
+    lps = offer_search(problem, options, deadline, control, incumbent);
     std::optional<Cutoff> cutoff;
     if (const std::optional<ModelPoint> best = incumbent.best()) cutoff = objective_cutoff(reduced, best->objective);
-    ModelBounds tightened = tightened_bounds(cutoff ? cut_problem(reduced, *cutoff) : problem,
-                                             cut_before ? *cut_before : propagated, deadline);
-    cut_before = tightened;
+    ModelBounds tightened = tightened_bounds(cutoff ? cut_problem(reduced, *cutoff) : problem, propagated, deadline);
     formulation = formulate(problem, reduced, options, tightened);
-    solution = run_cbc(formulation, network, options, deadline, control, incumbent, node_limit, nodes, true,
-                       best_bound_after);
+    solution = run_cbc(formulation, network, options, deadline, control, incumbent, 0, nodes, true);
     nodes += solution.nodes;
     // No point in the tightened box and bounds: none better than the incumbent by more than the slack.
     bound = std::min(bound, cutoff && solution.status == MipStatus::kInfeasible ? cutoff->level : solver_bound(solution));
     bounds = std::move(tightened.bounds);
-  };
-  if (two_runs && !completed(solution) && !deadline.expired()) {
-    lps = offer_search(problem, options, deadline.share(kStartTimeShare), control, incumbent, kStartSamples);
-    cut_and_run(search_share > 0.0 ? kSearchAfterNodes : 0, kBestBoundAfterNodes);
-    if (search_share > 0.0 && !completed(solution) && !deadline.expired()) {
-      lps += offer_search(problem, options, deadline.share(search_share), control, incumbent, kSearchSamples);
-      cut_and_run(0, 0);
-    }
   }
 
   ModelResult out;

@@ -19,13 +19,10 @@ namespace reluopt {
 // start) go on with a MIP start from the enhanced search on 16 samples and the formulation over the box and
 // neuron bounds tightened with the rows, integrality and the objective cutoff of that start (every better point
 // meets it; algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs' bounds hold and the
-// least is reported. With search_share > 0 (the enhanced method), the second run stops after 500 nodes, Algorithm 2
-// takes that share of the time left, and a third run over the bounds tightened with the cutoff of its best point
-// takes the rest, best-first.
+// least is reported.
 inline constexpr long kFirstRunNodes = 200;
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
-                          const Deadline& deadline, const RunControl& control, long first_run_nodes = kFirstRunNodes,
-                          double search_share = 0.0);
+                          const Deadline& deadline, const RunControl& control, long first_run_nodes = kFirstRunNodes);
 
 // The big-M formulation of a model over the bounds the MIP methods use (options.mip.bounds), with its output
 // rows and integer inputs: what `reluopt formulate` writes. Maximizes sign * objective.

@@ -73,29 +73,56 @@ ModelResult infeasible_result(const SolveOptions& options) {
   return out;
 }
 
-// Whether the default on a model with output rows or integers is the mip method's model MIP with Algorithm 2
-// inside (run_default_on_model): it proves the example models in the time `--method mip` takes, sooner than the
-// MIP of the composite network (bench/results/default_proof.md).
+// Whether the default's first proof (algorithms/first_proof.h) on a model with output rows or integers is the
+// mip method's model MIP: it proves the example models in the time `--method mip` takes, sooner than the MIP of
+// the composite network (bench/results/default_proof.md).
 bool first_proof_on_model(const ReducedModel& reduced, const SolveOptions& options, const RunControl& control) {
   const EnhancedOptions& enhanced = options.enhanced;
   return options.method == Method::kEnhanced && needs_mip(reduced) && std::isfinite(control.time_limit) &&
          enhanced.mip_share > 0.0 && enhanced.first_proof > 0.0 && !options.sampling.stop_rule;
 }
 
-// The enhanced method on a model with output rows or integers: the model MIP for the whole run, with Algorithm 2
-// inside it (run_model_mip's search share) for kModelSearchShare of the time its second run leaves: one CBC run for
-// most of the time gives the bound, which the model MIP for a quarter of the run and bab after Algorithm 2 gave
-// far weaker (design_s3: 2.21 against 2.93, bench/results/models_peers_modelspeed4.md).
-constexpr double kModelSearchShare = 0.25;
-
+// The first proof by the model MIP; without a proof, the default on the composite for the rest of the run (with
+// no second first proof), reporting the better point and the tighter bound of both, one anytime profile.
 ModelResult run_default_on_model(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
                                  const RunControl& control) {
   const Deadline deadline(control.time_limit, control.stop);
   SolveOptions mip_options = options;
   mip_options.method = Method::kMip;
-  ModelResult out = run_model_mip(model, reduced, mip_options, deadline, control, kFirstRunNodes, kModelSearchShare);
-  out.result.prover = prover_name(Prover::kMip);
-  out.result = first_proof_result(std::move(out.result), deadline);
+  ModelResult first = run_model_mip(model, reduced, mip_options, deadline.share(options.enhanced.first_proof), control);
+  first.result.prover = prover_name(Prover::kMip);
+  if (proven(first.result) || deadline.expired()) {
+    first.result = first_proof_result(std::move(first.result), deadline);
+    return first;
+  }
+  SolveOptions rest_options = options;
+  rest_options.enhanced.first_proof = 0.0;
+  RunControl rest = control;
+  rest.time_limit = deadline.remaining();
+  const double rest_start = deadline.elapsed();
+  ModelResult out = run_on_composite(model, reduced, rest_options, rest);
+  SolveResult& result = out.result;
+  const double sign = reduced.objective.sign();
+  for (auto* profile : {&result.trajectory, &result.bound_trajectory})
+    for (auto& [seconds, value] : *profile) seconds += rest_start;
+  result.trajectory.insert(result.trajectory.begin(), first.result.trajectory.begin(), first.result.trajectory.end());
+  result.bound_trajectory.insert(result.bound_trajectory.begin(), first.result.bound_trajectory.begin(),
+                                 first.result.bound_trajectory.end());
+  if (first.point && (!out.point || sign * first.result.objective > sign * result.objective)) {
+    result.status = SolveStatus::kFeasible;
+    result.objective = first.result.objective;
+    result.x = first.result.x;
+    result.outputs = first.result.outputs;
+    result.domain_violation = first.result.domain_violation;
+    out.point = first.point;
+  }
+  if (first.result.bound && (!result.bound || sign * *first.result.bound < sign * *result.bound))
+    result.bound = first.result.bound;
+  result.run.nodes += first.result.run.nodes;
+  if (result.prover.empty()) result.prover = first.result.prover;
+  result.gap.reset();
+  close_gap(result);
+  result.run.seconds = deadline.elapsed();
   return out;
 }
 
