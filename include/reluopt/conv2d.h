@@ -64,14 +64,19 @@ class Conv2d {
       }
   }
 
-  // W X and W^T Y, one column of X (of Y) an input (an output) image.
+  // W X and W^T Y, one column of X (of Y) an input (an output) image. A vector x with few nonzeros (a radius that
+  // is zero outside the receptive fields of a few free pixels) goes by the columns of its nonzeros instead.
   Eigen::MatrixXd times(const Eigen::MatrixXd& x) const;
   Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& y) const;
+  // Per row, an upper bound on the sum of its entries' magnitudes: its map's kernel's (the row holds those of its
+  // taps that fall inside the image).
+  Eigen::VectorXd row_abs_bound() const;
   // The same geometry with another kernel (|K|, max(K, 0), ...).
   Conv2d with_kernel(Eigen::MatrixXd kernel) const { return Conv2d(g_, std::move(kernel)); }
   Sparse to_sparse() const;
 
  private:
+  Eigen::VectorXd times_by_columns(const Eigen::VectorXd& x) const;
   template <typename Visit>
   void for_each_patch_entry(Index first_position, Index positions, Index group, Visit&& visit) const;
 

@@ -102,8 +102,44 @@ void Conv2d::for_each_patch_entry(Index first, Index positions, Index group, Vis
   }
 }
 
+Eigen::VectorXd Conv2d::row_abs_bound() const {
+  Eigen::VectorXd out(rows());
+  for (Index m = 0; m < g_.out_channels; ++m)
+    out.segment(m * g_.out_size(), g_.out_size()).setConstant(kernel_.row(m).cwiseAbs().sum());
+  return out;
+}
+
+// W x as the sum of x_i times column i over the nonzeros of x: the same sums in another order.
+Eigen::VectorXd Conv2d::times_by_columns(const Eigen::VectorXd& x) const {
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(rows());
+  const Index cg = g_.channels_per_group();
+  for (Index i = 0; i < x.size(); ++i) {
+    if (x[i] == 0.0) continue;
+    const Index c = i / g_.in_size(), ih = i % g_.in_size() / g_.in_width, iw = i % g_.in_width;
+    const Index first_map = c / cg * g_.maps_per_group();
+    for (Index ki = 0; ki < g_.kernel_height; ++ki) {
+      const Index th = ih + g_.pad_top - ki * g_.dilation_h;
+      if (th < 0 || th % g_.stride_h != 0 || th / g_.stride_h >= g_.out_height) continue;
+      for (Index kj = 0; kj < g_.kernel_width; ++kj) {
+        const Index tw = iw + g_.pad_left - kj * g_.dilation_w;
+        if (tw < 0 || tw % g_.stride_w != 0 || tw / g_.stride_w >= g_.out_width) continue;
+        const Index o = th / g_.stride_h * g_.out_width + tw / g_.stride_w;
+        const Index e = (c % cg * g_.kernel_height + ki) * g_.kernel_width + kj;
+        for (Index m = first_map; m < first_map + g_.maps_per_group(); ++m)
+          out[m * g_.out_size() + o] += kernel_(m, e) * x[i];
+      }
+    }
+  }
+  return out;
+}
+
 Eigen::MatrixXd Conv2d::times(const Eigen::MatrixXd& x) const {
   if (x.rows() != cols()) throw std::invalid_argument("Conv2d::times: operand of the wrong size");
+  // By columns when the nonzeros of x reach fewer than a quarter of the multiply-adds of the whole product.
+  if (x.cols() == 1 && static_cast<double>((x.array() != 0.0).count()) * static_cast<double>(g_.maps_per_group()) *
+                               static_cast<double>(g_.taps()) <
+                           0.25 * static_cast<double>(rows()) * static_cast<double>(g_.channels_per_group() * g_.taps()))
+    return times_by_columns(x.col(0));
   Eigen::MatrixXd out(rows(), x.cols());
   const Index width = g_.channels_per_group() * g_.taps(), mg = g_.maps_per_group();
   const Index block = std::clamp<Index>(kPatchEntries / width, 1, g_.out_size());
