@@ -214,7 +214,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     rng = np.random.default_rng(args.seed)
-    failures = refused = 0
+    failures = refused = enumerated = 0
     counts = {}
     for trial in range(args.trials):
         model, layers = draw_model(rng, args.workdir, trial)
@@ -231,12 +231,14 @@ def main():
             refused += 1
             continue
         problems = check_trial(args, model, layers, path, answers, truth)
+        enumerated += truth is not None
         statuses = " ".join("%s=%s" % (m, r.get("status", "error")) for m, r in answers.items())
         print("trial %d (%s) truth=%s %s" % (trial, path, truth, statuses), flush=True)
         for p in problems:
             print("  PROBLEM " + p, flush=True)
         failures += bool(problems)
-    print("%d of %d trials with problems, %d refused" % (failures, args.trials, refused))
+    print("%d of %d trials with problems, %d refused; %d checked against enumeration (all-integer), the others "
+          "against each other and their sampled points" % (failures, args.trials, refused, enumerated))
     for (m, s), n in sorted(counts.items()):
         print("  %s %s: %d" % (m, s, n))
     return 1 if failures else 0
