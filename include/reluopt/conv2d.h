@@ -77,6 +77,8 @@ class Conv2d {
 
  private:
   Eigen::VectorXd times_by_columns(const Eigen::VectorXd& x) const;
+  template <typename F>
+  void for_each_in_col(Index i, F&& f) const;
   template <typename Visit>
   void for_each_patch_entry(Index first_position, Index positions, Index group, Visit&& visit) const;
 

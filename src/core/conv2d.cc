@@ -60,8 +60,9 @@ double Conv2d::coeff(Index j, Index i) const {
   return kernel_(m, (c % cg * g_.kernel_height + ki) * g_.kernel_width + kj);
 }
 
-Eigen::VectorXd Conv2d::col(Index i) const {
-  Eigen::VectorXd out = Eigen::VectorXd::Zero(rows());
+// f(j, w_ji) for the nonzero entries of column i: the outputs whose receptive field holds input i.
+template <typename F>
+void Conv2d::for_each_in_col(Index i, F&& f) const {
   const Index c = i / g_.in_size(), ih = i % g_.in_size() / g_.in_width, iw = i % g_.in_width;
   const Index cg = g_.channels_per_group(), first_map = c / cg * g_.maps_per_group();
   for (Index ki = 0; ki < g_.kernel_height; ++ki) {
@@ -71,10 +72,15 @@ Eigen::VectorXd Conv2d::col(Index i) const {
       const Index tw = iw + g_.pad_left - kj * g_.dilation_w;
       if (tw < 0 || tw % g_.stride_w != 0 || tw / g_.stride_w >= g_.out_width) continue;
       const Index o = th / g_.stride_h * g_.out_width + tw / g_.stride_w;
-      for (Index m = first_map; m < first_map + g_.maps_per_group(); ++m)
-        out[m * g_.out_size() + o] = kernel_(m, (c % cg * g_.kernel_height + ki) * g_.kernel_width + kj);
+      const Index e = (c % cg * g_.kernel_height + ki) * g_.kernel_width + kj;
+      for (Index m = first_map; m < first_map + g_.maps_per_group(); ++m) f(m * g_.out_size() + o, kernel_(m, e));
     }
   }
+}
+
+Eigen::VectorXd Conv2d::col(Index i) const {
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(rows());
+  for_each_in_col(i, [&](Index j, double w) { out[j] = w; });
   return out;
 }
 
@@ -112,24 +118,8 @@ Eigen::VectorXd Conv2d::row_abs_bound() const {
 // W x as the sum of x_i times column i over the nonzeros of x: the same sums in another order.
 Eigen::VectorXd Conv2d::times_by_columns(const Eigen::VectorXd& x) const {
   Eigen::VectorXd out = Eigen::VectorXd::Zero(rows());
-  const Index cg = g_.channels_per_group();
-  for (Index i = 0; i < x.size(); ++i) {
-    if (x[i] == 0.0) continue;
-    const Index c = i / g_.in_size(), ih = i % g_.in_size() / g_.in_width, iw = i % g_.in_width;
-    const Index first_map = c / cg * g_.maps_per_group();
-    for (Index ki = 0; ki < g_.kernel_height; ++ki) {
-      const Index th = ih + g_.pad_top - ki * g_.dilation_h;
-      if (th < 0 || th % g_.stride_h != 0 || th / g_.stride_h >= g_.out_height) continue;
-      for (Index kj = 0; kj < g_.kernel_width; ++kj) {
-        const Index tw = iw + g_.pad_left - kj * g_.dilation_w;
-        if (tw < 0 || tw % g_.stride_w != 0 || tw / g_.stride_w >= g_.out_width) continue;
-        const Index o = th / g_.stride_h * g_.out_width + tw / g_.stride_w;
-        const Index e = (c % cg * g_.kernel_height + ki) * g_.kernel_width + kj;
-        for (Index m = first_map; m < first_map + g_.maps_per_group(); ++m)
-          out[m * g_.out_size() + o] += kernel_(m, e) * x[i];
-      }
-    }
-  }
+  for (Index i = 0; i < x.size(); ++i)
+    if (x[i] != 0.0) for_each_in_col(i, [&](Index j, double w) { out[j] += w * x[i]; });
   return out;
 }
 
