@@ -50,6 +50,9 @@ struct Value {
   SparseRows sparse_rows;
   bool sparse = false;
   bool constant = true;
+  // A constant of an integer (or boolean) ONNX type: shapes, axes, indices. Integer Div truncates, and CastLike
+  // casts to the type of such a target; every tensor that depends on the network input is real.
+  bool integer = false;
   // The layer input x itself, rows = [I 0], held as no rows at all: after a ReLU on n neurons the identity
   // takes n (n + 1) doubles (8.6 GB after a 32-channel convolution of a 32 x 32 image), and the operators that
   // usually follow (Flatten, Gemm, Conv) need only the fact. The reader writes it out (sparse_rows_of) for others.
@@ -83,10 +86,17 @@ struct Value {
 // Every message names the node, its operator and the file, so a user can find the culprit in a viewer.
 class NodeContext {
  public:
-  NodeContext(const onnx::NodeProto& node, int index, const std::string& path, const ReadLimits& limits)
-      : node_(node), index_(index), path_(path), limits_(limits) {}
+  NodeContext(const onnx::NodeProto& node, int index, const std::string& path, const ReadLimits& limits,
+              std::int64_t opset)
+      : node_(node), index_(index), path_(path), limits_(limits), opset_(opset) {}
 
   const onnx::NodeProto& node() const { return node_; }
+  // The model's opset of the default domain: the version of every operator's definition.
+  std::int64_t opset() const { return opset_; }
+  // Refuses a form of the operator that its definition at this opset has and the reader does not take.
+  [[noreturn]] void fail_at_opset(const std::string& what) const {
+    fail(what + " is not supported (opset " + std::to_string(opset_) + ")");
+  }
   const ReadLimits& limits() const { return limits_; }
   // Called before a tensor is allocated whose size does not follow from the file's size (broadcasts,
   // products).
@@ -110,6 +120,7 @@ class NodeContext {
   int index_;
   const std::string& path_;
   const ReadLimits& limits_;
+  std::int64_t opset_;
 };
 
 using Inputs = std::vector<const Value*>;
