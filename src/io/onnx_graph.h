@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -188,6 +189,12 @@ void add_shape_operators(std::unordered_map<std::string, Operator>& operators);
 void add_multi_output_operators(std::unordered_map<std::string, MultiOperator>& operators);
 void add_linear_operators(std::unordered_map<std::string, Operator>& operators);
 void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators);
+
+// Reads an initializer's external data (onnx_external_data.cc) into its raw_data: the file named by its location in
+// `folder`, the model's folder (none: the model was given as bytes, and external data is refused). `where` names the
+// model in errors.
+void load_external_data(onnx::TensorProto& tensor, const std::optional<std::string>& folder, const std::string& where,
+                        const ReadLimits& limits);
 
 // The input elements (row-major in x's shape [1, C, spatial...]) of each window of a MaxPool node, one list per
 // output element in row-major order of `out_shape`; padding contributes no element.

@@ -99,7 +99,13 @@ struct NearestAxis {
   double scale = 1.0;
   std::string transform = "asymmetric", rounding = "floor";
 
+  // An axis that keeps its length at scale 1 (the batch and channel axes, an axis not among Resize-18's `axes`) is
+  // not resampled, as onnx's reference skips it: every mode maps x to x there but tf_half_pixel_for_nn (Resize-11's,
+  // read at every opset), whose x + 1/2 rounded up would be x + 1.
+  bool kept() const { return out == in && std::abs(scale - 1.0) <= 1e-9 * std::max(1.0, std::abs(scale)); }
+
   std::int64_t source(std::int64_t x) const {
+    if (kept()) return x;
     const double xd = static_cast<double>(x);
     double c = xd / scale;
     if (transform == "half_pixel" || (transform == "pytorch_half_pixel" && out > 1)) {

@@ -16,11 +16,12 @@
 // Upsample in nearest mode (onnx_linear_ops.cc); Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool
 // and GlobalMaxPool (onnx_pwl.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly
 // also listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32, INT64 and BOOL tensors are read from
-// raw_data or the typed fields, and every value must be finite. The input is one sample, a vector or a tensor behind
-// a batch dimension of 1 (or symbolic), flattened in row-major order. Anything else throws reluopt::Error naming the
-// node and the file: smooth activations and functions (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...),
-// external tensor data, a batch of several inputs, a model whose layers and tensors together need more memory than a
-// model may take (io/readers.h).
+// raw_data, the typed fields or a file beside the model (onnx_external_data.cc), and every value must be finite. The
+// input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic), flattened in row-major
+// order. Anything else throws reluopt::Error naming the node and the file: smooth activations and functions
+// (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...), external tensor data out of the model's folder, a
+// batch of several inputs, a model whose layers and tensors together need more memory than a model may take
+// (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -1005,12 +1006,15 @@ class GraphReader {
   static constexpr std::int64_t kMaxInputSize = std::int64_t{1} << 24;
 
   // The graph's initializers give up their bytes as they are decoded.
-  GraphReader(onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits, std::int64_t opset)
-      : graph_(graph), path_(path), limits_(limits), opset_(opset) {}
+  GraphReader(onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits, std::int64_t opset,
+              const std::optional<std::string>& data_folder)
+      : graph_(graph), path_(path), limits_(limits), opset_(opset), data_folder_(data_folder) {}
 
   Network read() {
     // Two initializers of one name would leave it to the order which weights a node reads.
     for (onnx::TensorProto& tensor : *graph_.mutable_initializer()) {
+      if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+        load_external_data(tensor, data_folder_, "of '" + path_ + "'", limits_);
       if (!values_.emplace(tensor.name(), tensor_value(tensor, "of '" + path_ + "'", limits_)).second)
         throw Error("'" + path_ + "' has two initializers named '" + tensor.name() + "'");
       std::string().swap(*tensor.mutable_raw_data());  // held as doubles now: the file's bytes are freed
@@ -1326,6 +1330,7 @@ class GraphReader {
   const std::string& path_;
   ReadLimits limits_;
   std::int64_t opset_;
+  const std::optional<std::string>& data_folder_;
   std::unordered_map<std::string, Value> values_;
   std::unordered_map<std::string, int> last_use_;  // the last node that reads each tensor (outputs: past the end)
   std::vector<DenseLayer> layers_;
@@ -1348,14 +1353,15 @@ std::int64_t checked_opset(const onnx::ModelProto& model, const std::string& pat
 
 namespace detail {
 
-Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits) {
+Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits,
+                  const std::optional<std::string>& data_folder) {
   try {
     onnx::ModelProto model;
     // Protobuf accepts many byte strings as a message of unknown fields; a real model has a graph.
     if (!model.ParseFromIstream(&in) || !model.has_graph() || model.ir_version() == 0)
       throw Error("'" + name + "' is not an ONNX model");
     const std::int64_t opset = checked_opset(model, name);
-    return GraphReader(*model.mutable_graph(), name, limits, opset).read();
+    return GraphReader(*model.mutable_graph(), name, limits, opset, data_folder).read();
   } catch (const Error& e) {
     throw Error(printable(e.what()));  // names from the file may hold any bytes
   }
@@ -1365,7 +1371,7 @@ Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& l
 
 Network read_onnx(const std::string& path) {
   std::ifstream in = detail::open_input(path, "model", std::ios::in | std::ios::binary);
-  return detail::read_onnx(in, path);
+  return detail::read_onnx(in, path, {}, detail::folder_of(path));
 }
 
 Network read_onnx_bytes(const std::string& bytes, const std::string& name) {

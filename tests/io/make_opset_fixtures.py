@@ -21,6 +21,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_ops_fixtures  # noqa: E402
 from make_ops_fixtures import floats, ints, node  # noqa: E402
 from make_pwl_fixtures import Graph, relu, write_fixtures  # noqa: E402
 
@@ -83,23 +84,21 @@ def pad_models():
     return nets
 
 
-def nearest_source(x, n, m, scale, transform):
-    """Resize's input coordinate of output index x on an axis (ONNX operator docs), rounded half down."""
-    if transform == "half_pixel_symmetric":
-        adjustment = m / (scale * n)
-        c = (n / 2) * (1 - adjustment) + (x + 0.5) / scale - 0.5
-    elif transform == "half_pixel":
-        c = (x + 0.5) / scale - 0.5
-    else:  # asymmetric
-        c = x / scale
+def nearest_source(x, n, m, scale, transform, rounding="round_prefer_floor"):
+    """Resize's input index for output index x on an axis (ONNX operator docs): make_ops_fixtures' coordinate
+    formulas and rounding, and half_pixel_symmetric (opset 19)."""
+    if transform != "half_pixel_symmetric":
+        return make_ops_fixtures.nearest_source(x, n, m, scale, transform, rounding)
+    c = (n / 2) * (1 - m / (scale * n)) + (x + 0.5) / scale - 0.5
     r = math.floor(c) if c - math.floor(c) <= 0.5 else math.ceil(c)  # round_prefer_floor
     return min(max(int(r), 0), n - 1)
 
 
-def ref_resize(x, axes, out, scales, transform):
+def ref_resize(x, axes, out, scales, transform, rounding="round_prefer_floor"):
+    """Nearest resampling of the given axes, one at a time; the other axes keep their elements."""
     for axis, m, s in zip(axes, out, scales):
         n = x.shape[axis]
-        x = np.take(x, [nearest_source(i, n, m, s, transform) for i in range(m)], axis=axis)
+        x = np.take(x, [nearest_source(i, n, m, s, transform, rounding) for i in range(m)], axis=axis)
     return x
 
 
@@ -215,6 +214,14 @@ def refused_models():
     y = node(g, "Resize", ["x"], None, [1, 1, 4, 4], extra=["", floats(g, [1, 1, 2, 2])[0]], mode="nearest",
              coordinate_transformation_mode="half_pixel_symmetric")
     bad["resize_half_pixel_symmetric_opset18"] = g.model(g.gemm(g.flatten(y), 1))
+    g = OpsetGraph([1, 2], 254, opset=18)  # external data must lie in the model's folder
+    m = g.model(g.gemm("x", 1))
+    weight = m.graph.initializer[0]
+    weight.ClearField("double_data")
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.external_data.add(key="location", value="../outside.bin")
+    bad["external_data_outside_opset18"] = m
     return bad
 
 

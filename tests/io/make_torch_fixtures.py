@@ -4,7 +4,9 @@
 exporter (the default of torch.onnx.export since torch 2.9) at opsets 18 and 20 and with a dynamic batch, and as
 2019-2021 PyTorch exported it, by the TorchScript exporter at opsets 9 and 11 with a dynamic batch dimension, which
 writes x.view(x.size(0), -1) as Shape -> Gather -> Unsqueeze -> Concat -> Reshape, Linear on a 3-D tensor as MatMul
-+ Add and x @ w.t() + b without constant folding as Transpose -> MatMul -> Add.
++ Add and x @ w.t() + b without constant folding as Transpose -> MatMul -> Add, and size arithmetic (x.size(1) // 2
+as an int64 Div and Casts). The dynamo exporter writes the weights to a file beside the model by default (external
+data); one export keeps that form.
 
 expected.json holds, per file, a few inputs (uniform in [-1, 1], flattened row-major) and torch's outputs in double
 precision on the same (float32) weights, which the reader, reading the weights as doubles, must reproduce to 1e-6
@@ -52,6 +54,22 @@ class ResidualNet(torch.nn.Module):
         return torch.nn.functional.linear(torch.relu(self.row(h.permute(0, 2, 3, 1))).flatten(1), self.w, self.b)
 
 
+class SizeArithmetic(torch.nn.Module):
+    """The size arithmetic of 2019-2021 models: x.view(x.size(0), x.size(1) // 2, -1) (Shape, Gather, an int64 Div,
+    Cast), a sum, view(int(h.size(0)), -1), repeat (ConstantOfShape, Expand, Tile) and a Dropout in eval mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(12, 3)
+        self.drop = torch.nn.Dropout(0.3)
+
+    def forward(self, x):
+        h = torch.relu(x)
+        h = h.view(h.size(0), h.size(1) // 2, -1).sum(1)
+        h = h.view(int(h.size(0)), -1)
+        return self.fc(self.drop(h.repeat(1, 2)))
+
+
 def export(model, x, path, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -62,25 +80,30 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(2021)
     batch = {"x": {0: "batch"}, "y": {0: "batch"}}
-    exports = {
-        "dynamo_opset18_unoptimized": (False, dict(dynamo=True, opset_version=18, optimize=False,
-                                                   external_data=False)),
-        "dynamo_default": (False, dict(dynamo=True, external_data=False)),
-        "dynamo_dynamic_batch": (False, dict(dynamo=True, external_data=False,
-                                             dynamic_shapes={"x": {0: torch.export.Dim("batch")}})),
-        "torchscript_opset9_view": (True, dict(dynamo=False, opset_version=9, dynamic_axes=batch)),
-        "torchscript_opset11_unfolded": (True, dict(dynamo=False, opset_version=11, dynamic_axes=batch,
-                                                    do_constant_folding=False)),
+    residual = (lambda: ResidualNet(False), (1, 2, 8, 8))
+    old_residual = (lambda: ResidualNet(True), (1, 2, 8, 8))
+    exports = {  # name: ((model, input shape), export options)
+        "dynamo_opset18_unoptimized": (residual, dict(dynamo=True, opset_version=18, optimize=False,
+                                                      external_data=False)),
+        "dynamo_default": (residual, dict(dynamo=True, external_data=False)),
+        "dynamo_dynamic_batch": (residual, dict(dynamo=True, external_data=False,
+                                                dynamic_shapes={"x": {0: torch.export.Dim("batch")}})),
+        "torchscript_opset9_view": (old_residual, dict(dynamo=False, opset_version=9, dynamic_axes=batch)),
+        "torchscript_opset11_unfolded": (old_residual, dict(dynamo=False, opset_version=11, dynamic_axes=batch,
+                                                            do_constant_folding=False)),
+        "dynamo_external_data": (residual, dict(dynamo=True)),  # the weights in dynamo_external_data.onnx.data
+        "torchscript_opset9_size_arithmetic": ((SizeArithmetic, (1, 4, 3)),
+                                               dict(dynamo=False, opset_version=9, dynamic_axes=batch)),
     }
     rng = np.random.default_rng(2021)
     expected = {}
-    for name, (old_style, options) in exports.items():
-        model = ResidualNet(old_style).eval()
-        x = torch.rand(1, 2, 8, 8) * 2 - 1
+    for name, ((make, shape), options) in exports.items():
+        model = make().eval()
+        x = torch.rand(*shape) * 2 - 1
         path = os.path.join(OUT, name + ".onnx")
         export(model, x, path, **options)
         onnx.checker.check_model(onnx.load(path))
-        inputs = [rng.uniform(-1, 1, (1, 2, 8, 8)) for _ in range(3)]
+        inputs = [rng.uniform(-1, 1, shape) for _ in range(3)]
         double = model.double()
         with torch.no_grad():
             outputs = [double(torch.from_numpy(a)).numpy() for a in inputs]

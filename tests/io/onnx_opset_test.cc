@@ -6,9 +6,11 @@
 // reader builds must reproduce the outputs to 1e-9. And PyTorch's exports of a small residual network (Conv,
 // BatchNormalization, MaxPool, a residual Add, Linear), by today's dynamo exporter at opsets 18 and 20 and by the
 // TorchScript exporter at opsets 9 and 11 as 2019-2021 PyTorch wrote them (Shape -> Gather -> Unsqueeze -> Concat ->
-// Reshape, Transpose -> MatMul -> Add): fixtures and torch's outputs in double precision by
+// Reshape, Transpose -> MatMul -> Add, x.size(1) // 2 as an int64 Div and Casts): fixtures and torch's outputs in double precision by
 // tests/io/make_torch_fixtures.py, reproduced to 1e-6 (both exporters fold BatchNormalization into the convolution
 // as float32 weights, which moves the file's function off torch's by up to 5e-9 here).
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -66,8 +68,21 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, TorchExportFixture, ::testing::ValuesIn(testi
 
 TEST(OnnxOpset, EveryExporterHasAFixture) {
   for (const char* file : {"dynamo_opset18_unoptimized.onnx", "dynamo_default.onnx", "dynamo_dynamic_batch.onnx",
-                           "torchscript_opset9_view.onnx", "torchscript_opset11_unfolded.onnx"})
+                           "dynamo_external_data.onnx", "torchscript_opset9_view.onnx",
+                           "torchscript_opset11_unfolded.onnx", "torchscript_opset9_size_arithmetic.onnx"})
     EXPECT_TRUE(torch_expected().contains(file)) << file;
+}
+
+// The dynamo exporter's default writes the weights beside the model: read from the model's folder, whatever the
+// current directory, and refused, with the tensor named, when the model comes as bytes with no folder.
+TEST(OnnxOpset, ExternalDataIsReadFromTheModelsFolderOnly) {
+  const std::string path = kTorchDir + "dynamo_external_data.onnx";
+  const LoadedModel loaded = read_model(path);
+  testing::expect_forward_passes(loaded.network, torch_expected().at("dynamo_external_data.onnx"), 1e-6);
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string message = testing::error_message([&] { read_onnx_bytes(bytes, "model.onnx"); });
+  testing::expect_one_line_with(message, {"of 'model.onnx': external data is read only with the model's file"});
 }
 
 class RefusedOpsetFixture : public ::testing::TestWithParam<testing::BadFixture> {};
@@ -89,7 +104,9 @@ INSTANTIATE_TEST_SUITE_P(
                             {"cast to type number 17", "is not supported (opset 19)", "node 'to_float8' (Cast)"}},
         testing::BadFixture{"resize_half_pixel_symmetric_opset18.onnx",
                             {"coordinate_transformation_mode 'half_pixel_symmetric' (from opset 19)",
-                             "is not supported (opset 18)", "(Resize)"}}),
+                             "is not supported (opset 18)", "(Resize)"}},
+        testing::BadFixture{"external_data_outside_opset18.onnx",
+                            {"tensor 'c0'", "external data location '../outside.bin' leaves the model's folder"}}),
     testing::bad_fixture_test_name);
 
 }  // namespace
