@@ -196,6 +196,16 @@ void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators);
 void load_external_data(onnx::TensorProto& tensor, const std::optional<std::string>& folder, const std::string& where,
                         const ReadLimits& limits);
 
+// The elements that each output element of a reduction node (ReduceSum, ReduceMean, ReduceMax, ReduceMin) takes, in
+// row-major order of the result `shape`: its axes as an attribute or input, keepdims, noop_with_empty_axes (`noop`:
+// the node is the identity).
+struct Reduction {
+  std::vector<std::vector<Index>> groups;
+  Shape shape;
+  bool noop = false;
+};
+Reduction reduction_of(const NodeContext& ctx, const Value& v, const Inputs& inputs);
+
 // The input elements (row-major in x's shape [1, C, spatial...]) of each window of a MaxPool node, one list per
 // output element in row-major order of `out_shape`; padding contributes no element.
 std::vector<std::vector<Index>> max_pool_windows(const NodeContext& ctx, const Value& x, Shape& out_shape);

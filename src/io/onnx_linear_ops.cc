@@ -1,5 +1,6 @@
 // The ONNX operators whose every output element is a fixed linear combination of input elements: ReduceSum and
-// ReduceMean (one sparse matrix applied to the tensor's rows, combine_rows), and Resize and Upsample in nearest
+// ReduceMean (one sparse matrix applied to the tensor's rows, combine_rows, over the groups of reduction_of, which
+// ReduceMax and ReduceMin of onnx_pwl.cc share), and Resize and Upsample in nearest
 // mode (each output element one input element, select_rows).
 //
 // Resize (opsets 11-28) maps an output coordinate x on an axis of input length n, output length m and scale s
@@ -27,8 +28,8 @@
 namespace reluopt::detail::onnx_graph {
 namespace {
 
-// The axes of a reduction: an attribute (ReduceMean up to opset 17, ReduceSum up to 12) or an input (ReduceSum
-// from 13, ReduceMean from 18).
+// The axes of a reduction: an attribute (ReduceMean, ReduceMax and ReduceMin up to opset 17, ReduceSum up to 12)
+// or an input (ReduceSum from 13, the others from 18).
 Shape reduction_axes(const NodeContext& ctx, const Inputs& inputs) {
   if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "axes"))
     return Shape(a->ints().begin(), a->ints().end());
@@ -36,50 +37,21 @@ Shape reduction_axes(const NodeContext& ctx, const Inputs& inputs) {
   return {};
 }
 
-// sum (or mean) over the axes: row j of the result combines the rows of the elements whose coordinates off the
-// axes are j's. No axes reduce every axis, unless noop_with_empty_axes makes the node the identity.
+// sum (or mean) over the axes: row j of the result combines the rows of the elements of group j.
 Value reduce(const NodeContext& ctx, const Inputs& inputs, bool mean) {
   const Value& v = input(ctx, inputs, 0);
-  const std::size_t rank = v.shape.size();
-  const Shape axes = reduction_axes(ctx, inputs);
-  if (axes.empty() && int_attribute(ctx.node(), "noop_with_empty_axes", 0) != 0) return v;
-  std::vector<bool> reduced(rank, axes.empty());
-  for (std::int64_t axis : axes) reduced[normalize_axis(ctx, axis, rank)] = true;
-  Shape kept = v.shape;  // the result's shape with the reduced axes as 1
-  std::int64_t count = 1;
-  for (std::size_t d = 0; d < rank; ++d)
-    if (reduced[d]) {
-      count *= v.shape[d];
-      kept[d] = 1;
-    }
-  if (count == 0 && mean) ctx.fail("the mean of no elements");
-  ctx.check_memory(v.shape, 2);  // one entry of the combination per element
-  const std::vector<std::int64_t> strides = row_major_strides(kept);
-  const Index n = num_elements(v.shape);
+  const Reduction r = reduction_of(ctx, v, inputs);
+  if (r.noop) return v;
   std::vector<Eigen::Triplet<double, Index>> entries;
-  entries.reserve(static_cast<std::size_t>(n));
-  const double weight = mean ? 1.0 / static_cast<double>(count) : 1.0;
-  Shape index(rank, 0);
-  for (Index i = 0; i < n; ++i) {
-    Index target = 0;
-    for (std::size_t d = 0; d < rank; ++d)
-      if (!reduced[d]) target += index[d] * strides[d];
-    entries.emplace_back(target, i, weight);
-    for (std::size_t d = rank; d-- > 0;) {  // odometer over the input index
-      if (++index[d] < v.shape[d]) break;
-      index[d] = 0;
-    }
+  entries.reserve(static_cast<std::size_t>(num_elements(v.shape)));
+  for (std::size_t j = 0; j < r.groups.size(); ++j) {
+    if (r.groups[j].empty() && mean) ctx.fail("the mean of no elements");
+    const double weight = mean ? 1.0 / static_cast<double>(r.groups[j].size()) : 1.0;
+    for (Index i : r.groups[j]) entries.emplace_back(static_cast<Index>(j), i, weight);
   }
-  SparseRows combination(num_elements(kept), n);
+  SparseRows combination(static_cast<Index>(r.groups.size()), num_elements(v.shape));
   combination.setFromTriplets(entries.begin(), entries.end());
-  Shape shape;
-  if (int_attribute(ctx.node(), "keepdims", 1) != 0) {
-    shape = kept;
-  } else {
-    for (std::size_t d = 0; d < rank; ++d)
-      if (!reduced[d]) shape.push_back(v.shape[d]);
-  }
-  return combine_rows(ctx, v, shape, combination);
+  return combine_rows(ctx, v, r.shape, combination);
 }
 
 Value reduce_sum_op(const NodeContext& ctx, const Inputs& inputs) { return reduce(ctx, inputs, false); }
@@ -275,6 +247,42 @@ Value resize_op(const NodeContext& ctx, const Inputs& inputs) {
 }
 
 }  // namespace
+
+// No axes reduce every axis, unless noop_with_empty_axes makes the node the identity (`noop`).
+Reduction reduction_of(const NodeContext& ctx, const Value& v, const Inputs& inputs) {
+  const std::size_t rank = v.shape.size();
+  const Shape axes = reduction_axes(ctx, inputs);
+  Reduction r;
+  r.noop = axes.empty() && int_attribute(ctx.node(), "noop_with_empty_axes", 0) != 0;
+  if (r.noop) return r;
+  std::vector<bool> reduced(rank, axes.empty());
+  for (std::int64_t axis : axes) reduced[normalize_axis(ctx, axis, rank)] = true;
+  Shape kept = v.shape;  // the result's shape with the reduced axes as 1
+  for (std::size_t d = 0; d < rank; ++d)
+    if (reduced[d]) kept[d] = 1;
+  ctx.check_memory(v.shape, 2);  // each element's index in its group
+  const std::vector<std::int64_t> strides = row_major_strides(kept);
+  const Index n = num_elements(v.shape);
+  r.groups.resize(static_cast<std::size_t>(num_elements(kept)));
+  Shape index(rank, 0);
+  for (Index i = 0; i < n; ++i) {
+    Index target = 0;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (!reduced[d]) target += index[d] * strides[d];
+    r.groups[static_cast<std::size_t>(target)].push_back(i);
+    for (std::size_t d = rank; d-- > 0;) {  // odometer over the input index
+      if (++index[d] < v.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  if (int_attribute(ctx.node(), "keepdims", 1) != 0) {
+    r.shape = kept;
+  } else {
+    for (std::size_t d = 0; d < rank; ++d)
+      if (!reduced[d]) r.shape.push_back(v.shape[d]);
+  }
+  return r;
+}
 
 void add_linear_operators(std::unordered_map<std::string, Operator>& operators) {
   operators.emplace("ReduceSum", reduce_sum_op);

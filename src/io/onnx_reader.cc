@@ -13,15 +13,15 @@
 // constants), Neg, Sum, Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant, ConstantOfShape; Conv,
 // ConvTranspose, AveragePool, GlobalAveragePool and BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice,
 // Split, Pad, Expand, Tile, Cast, CastLike and Dropout (onnx_shape_ops.cc); ReduceSum, ReduceMean, and Resize and
-// Upsample in nearest mode (onnx_linear_ops.cc); Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool
-// and GlobalMaxPool (onnx_pwl.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly
-// also listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32, INT64 and BOOL tensors are read from
-// raw_data, the typed fields or a file beside the model (onnx_external_data.cc), and every value must be finite. The
-// input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic), flattened in row-major
-// order. Anything else throws reluopt::Error naming the node and the file: smooth activations and functions
-// (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...), external tensor data out of the model's folder, a
-// batch of several inputs, a model whose layers and tensors together need more memory than a model may take
-// (io/readers.h).
+// Upsample in nearest mode (onnx_linear_ops.cc); Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool,
+// GlobalMaxPool, ReduceMax and ReduceMin (onnx_pwl.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are
+// initializers, possibly also listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32, INT64 and BOOL
+// tensors are read from raw_data, the typed fields or a file beside the model (onnx_external_data.cc), and every
+// value must be finite. The input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic),
+// flattened in row-major order. Anything else throws reluopt::Error naming the node and the file: smooth
+// activations and functions (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...), external tensor data out
+// of the model's folder, a batch of several inputs, a model whose layers and tensors together need more memory than
+// a model may take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -48,13 +48,14 @@ namespace {
 // schemas, opsets 7 to 28): from opset 7 on Add, Sub, Mul, Div and Gemm broadcast as numpy does. The later versions
 // of the accepted operators make Gemm's C optional (11), move Squeeze/Unsqueeze axes from an attribute to an input
 // (13), which the reader takes from either place, Pad's pads and Slice's bounds to inputs (11 and 10), Split's
-// lengths and ReduceSum's axes too (13), ReduceMean's axes (18), Upsample's scales (9); BatchNormalization drops
-// `spatial` (9) and gains `training_mode` (14), AveragePool gains ceil_mode (10) and dilations (19), Shape
-// start/end (15), Resize (10) roi, sizes and its coordinate modes (11), then axes, keep_aspect_ratio_policy and
-// antialias (18, the last for linear and cubic modes only) and half_pixel_symmetric (19); Split gains num_outputs,
-// with a shorter last part (18), Pad an axes input (18) and wrap mode (19), Cast `saturate` (19) and `round_mode`
-// (24), which act only on casts to float8 types, refused by name. Every other version from 18 to 28 of an
-// accepted operator adds element types only. A later opset may change any operator, so it is refused as a whole.
+// lengths and ReduceSum's axes too (13), the axes of ReduceMean, ReduceMax and ReduceMin (18), Upsample's scales
+// (9); BatchNormalization drops `spatial` (9) and gains `training_mode` (14), AveragePool gains ceil_mode (10) and
+// dilations (19), Shape start/end (15), Resize (10) roi, sizes and its coordinate modes (11), then axes,
+// keep_aspect_ratio_policy and antialias (18, the last for linear and cubic modes only) and half_pixel_symmetric
+// (19); Split gains num_outputs, with a shorter last part (18), Pad an axes input (18) and wrap mode (19), Cast
+// `saturate` (19) and `round_mode` (24), which act only on casts to float8 types, refused by name. Every other
+// version from 18 to 28 of an accepted operator adds element types only. A later opset may change any operator, so
+// it is refused as a whole.
 constexpr std::int64_t kMinOpset = 7;
 constexpr std::int64_t kMaxOpset = 28;
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the ONNX fixtures of tests/io/onnx_opset_test.cc into tests/fixtures/opset/: every form that the accepted
-operators gained in opsets 18 to 28 (ReduceMean's axes input, Split's num_outputs, Pad's axes input and wrap mode,
-Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric, AveragePool's dilations), Dropout's ratio and
-training_mode inputs, CastLike, integer Div and the Constant forms of shape computations, and a model at opset 28.
+operators gained in opsets 18 to 28 (the axes input of ReduceMean, ReduceMax and ReduceMin, Split's num_outputs,
+Pad's axes input and wrap mode, Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric, AveragePool's
+dilations), ReduceMax and ReduceMin (opsets 13 to 20), Dropout's ratio and training_mode inputs, CastLike, integer
+Div and the Constant forms of shape computations, and a model at opset 28.
 
 Each model is built node by node (make_pwl_fixtures.Graph) with its reference forward pass in numpy, written from
 the ONNX operator definitions, independent of the C++ reader; each reference is also checked against onnx's own
@@ -65,6 +66,30 @@ def reduce_split_models():
     s = g.op("Add", [a, outs[1]], lambda p, q: p + q, [1, 3])
     c = g.op("Concat", [s, outs[2]], lambda p, q: np.concatenate([p, q], axis=1), [1, 4], axis=1)
     nets["split_num_outputs_opset18"] = (g, g.gemm(c, 2))
+    return nets
+
+
+def extremum_models():
+    nets = {}
+    g = OpsetGraph([1, 2, 3, 4], 205, opset=13)  # ReduceMax/ReduceMin with axes as attributes (negative), keepdims
+    h = g.conv("x", 3)
+    a = g.unary("ReduceMax", h, lambda x: x.max(axis=(2, 3), keepdims=True), axes=[-2, -1])
+    g.shapes[a] = [1, 3, 1, 1]
+    b = g.unary("ReduceMin", h, lambda x: x.min(axis=1), axes=[1], keepdims=0)
+    g.shapes[b] = [1, 3, 4]
+    c = g.op("Concat", [g.flatten(a), g.flatten(b)], lambda p, q: np.concatenate([p, q], axis=1), [1, 15], axis=1)
+    nets["reduce_max_min_opset13"] = (g, g.gemm(c, 2))
+    g = OpsetGraph([1, 5, 3], 206, opset=18)  # axes as an input, none (every axis), and noop_with_empty_axes
+    h = g.unary("Relu", g.op("MatMul", ["x"], lambda x: x @ np.eye(3)[::-1], [1, 5, 3], consts=(np.eye(3)[::-1],)),
+                relu)
+    a = node(g, "ReduceMax", [h], lambda x: x.max(axis=-1), [1, 5], extra=[ints(g, [-1])], keepdims=0)
+    total = g.op("ReduceMin", [a], lambda x: x.min(keepdims=True), [1, 1])
+    same = g.op("ReduceMin", [a], lambda x: x, [1, 5], noop_with_empty_axes=1)
+    nets["reduce_max_min_axes_input_opset18"] = (g, g.gemm(g.op("Sub", [same, total], lambda p, q: p - q, [1, 5]), 2))
+    g = OpsetGraph([1, 2, 2, 3], 207, opset=20)  # the global maximum of each channel as dynamo writes amax
+    h = g.conv("x", 2)
+    a = node(g, "ReduceMax", [h], lambda x: x.max(axis=(2, 3)), [1, 2], extra=[ints(g, [2, 3])], keepdims=0)
+    nets["reduce_max_opset20"] = (g, g.gemm(a, 2))
     return nets
 
 
@@ -238,7 +263,7 @@ def check_against_onnx_reference(nets, seed):
 
 
 def main():
-    nets = {**reduce_split_models(), **pad_models(), **resize_models(), **pool_models(), **shape_models()}
+    nets = {**reduce_split_models(), **extremum_models(), **pad_models(), **resize_models(), **pool_models(), **shape_models()}
     check_against_onnx_reference(nets, 97)
     write_fixtures(OUT, nets, refused_models(), 1357)
 

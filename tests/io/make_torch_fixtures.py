@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the PyTorch exports of tests/io/onnx_torch_test.cc into tests/fixtures/torch/: a small residual network
+"""Writes the PyTorch exports of tests/io/onnx_opset_test.cc into tests/fixtures/torch/: a small residual network
 (Conv, BatchNormalization, MaxPool, a residual Add, Linear) exported as today's PyTorch exports it, by the dynamo
-exporter (the default of torch.onnx.export since torch 2.9) at opsets 18 and 20 and with a dynamic batch, and as
+exporter (the default of torch.onnx.export in torch 2.13) at opsets 18 and 20 and with a dynamic batch, and as
 2019-2021 PyTorch exported it, by the TorchScript exporter at opsets 9 and 11 with a dynamic batch dimension, which
 writes x.view(x.size(0), -1) as Shape -> Gather -> Unsqueeze -> Concat -> Reshape, Linear on a 3-D tensor as MatMul
-+ Add and x @ w.t() + b without constant folding as Transpose -> MatMul -> Add, and size arithmetic (x.size(1) // 2
-as an int64 Div and Casts). The dynamo exporter writes the weights to a file beside the model by default (external
-data); one export keeps that form.
++ Add and x @ w.t() + b without constant folding as Transpose -> MatMul -> Add; size arithmetic (x.size(1) // 2 as
+an int64 Div and Casts); max reductions as the dynamo exporter writes them (ReduceMax, ReduceMin). The dynamo
+exporter writes the weights to a file beside the model by default (external data); one export keeps that form.
 
 expected.json holds, per file, a few inputs (uniform in [-1, 1], flattened row-major) and torch's outputs in double
 precision on the same (float32) weights, which the reader, reading the weights as doubles, must reproduce to 1e-6
@@ -70,6 +70,22 @@ class SizeArithmetic(torch.nn.Module):
         return self.fc(self.drop(h.repeat(1, 2)))
 
 
+class MaxReductions(torch.nn.Module):
+    """amax, adaptive_max_pool2d(x, 1), torch.max(x, dim).values and amin, which the dynamo exporter writes as
+    ReduceMax and ReduceMin."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+        self.fc = torch.nn.Linear(12, 2)
+
+    def forward(self, x):
+        h = torch.relu(self.conv(x))
+        parts = [h.amax(dim=(2, 3)), torch.nn.functional.adaptive_max_pool2d(h, 1).flatten(1),
+                 torch.max(h.flatten(2), dim=2).values, self.conv(x).amin(dim=(2, 3))]
+        return self.fc(torch.cat(parts, dim=1))
+
+
 def export(model, x, path, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -94,6 +110,7 @@ def main():
         "dynamo_external_data": (residual, dict(dynamo=True)),  # the weights in dynamo_external_data.onnx.data
         "torchscript_opset9_size_arithmetic": ((SizeArithmetic, (1, 4, 3)),
                                                dict(dynamo=False, opset_version=9, dynamic_axes=batch)),
+        "dynamo_max_reductions": ((MaxReductions, (1, 2, 5, 5)), dict(dynamo=True, external_data=False)),
     }
     rng = np.random.default_rng(2021)
     expected = {}

@@ -1,6 +1,6 @@
 // The forms that the accepted operators gained in opsets 18 to 28 (ReduceMean's axes input, Split's num_outputs,
 // Pad's axes input and wrap mode, Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric, AveragePool's
-// dilations), Dropout's inputs, CastLike, integer Div, the Constant forms of shape computations and a model at
+// dilations), ReduceMax and ReduceMin at opsets 13 to 20, Dropout's inputs, CastLike, integer Div, the Constant forms of shape computations and a model at
 // opset 28: fixtures and expected outputs by tests/io/make_opset_fixtures.py, whose numpy forward pass, written
 // from the operator definitions, agrees with onnx's reference evaluator. Weights are doubles, so the network the
 // reader builds must reproduce the outputs to 1e-9. And PyTorch's exports of a small residual network (Conv,
@@ -41,7 +41,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, NewOpsetFixture, ::testing::ValuesIn(testing:
 
 TEST(OnnxOpset, EveryNewFormHasAFixture) {
   for (const char* file :
-       {"reduce_mean_axes_input_opset18.onnx", "split_num_outputs_opset18.onnx", "pad_axes_input_opset18.onnx",
+       {"reduce_mean_axes_input_opset18.onnx", "reduce_max_min_opset13.onnx", "reduce_max_min_axes_input_opset18.onnx",
+        "reduce_max_opset20.onnx", "split_num_outputs_opset18.onnx", "pad_axes_input_opset18.onnx",
         "pad_wrap_opset19.onnx", "resize_axes_not_larger_opset18.onnx", "resize_axes_not_smaller_opset18.onnx",
         "resize_half_pixel_symmetric_opset19.onnx", "average_pool_dilations_exclude_pad_opset19.onnx",
         "average_pool_dilations_include_pad_opset19.onnx", "shape_div_castlike_dropout_opset21.onnx",
@@ -69,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, TorchExportFixture, ::testing::ValuesIn(testi
 TEST(OnnxOpset, EveryExporterHasAFixture) {
   for (const char* file : {"dynamo_opset18_unoptimized.onnx", "dynamo_default.onnx", "dynamo_dynamic_batch.onnx",
                            "dynamo_external_data.onnx", "torchscript_opset9_view.onnx",
-                           "torchscript_opset11_unfolded.onnx", "torchscript_opset9_size_arithmetic.onnx"})
+                           "torchscript_opset11_unfolded.onnx", "torchscript_opset9_size_arithmetic.onnx",
+                           "dynamo_max_reductions.onnx"})
     EXPECT_TRUE(torch_expected().contains(file)) << file;
 }
 
