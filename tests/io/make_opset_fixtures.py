@@ -221,7 +221,8 @@ def pool_models():
         fn = (lambda x, include=include: ref_average_pool(x, (2, 3), (2, 2), (1, 1, 1, 0), include))
         p = g.op("AveragePool", [h], fn, [1, 2, 5, 2], kernel_shape=[2, 3], dilations=[2, 2], pads=[1, 1, 1, 0],
                  count_include_pad=include)
-        nets[f"average_pool_dilations_{'include' if include else 'exclude'}_pad_opset19"] = (g, g.gemm(g.flatten(p), 2))
+        name = f"average_pool_dilations_{'include' if include else 'exclude'}_pad_opset19"
+        nets[name] = (g, g.gemm(g.flatten(p), 2))
     return nets
 
 
@@ -310,7 +311,8 @@ def check_against_onnx_reference(nets, seed):
 
 
 def main():
-    nets = {**reduce_split_models(), **extremum_models(), **pad_models(), **resize_models(), **pool_models(), **shape_models()}
+    nets = {**reduce_split_models(), **extremum_models(), **pad_models(), **resize_models(), **pool_models(),
+            **shape_models()}
     check_against_onnx_reference(nets, 97)
     write_fixtures(OUT, nets, refused_models(), 1357)
 
