@@ -18,7 +18,16 @@ LoadedModel read_model(const std::string& path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".nnet") return detail::read_nnet(in, path);
   // Exporters use .onnx, .pb or no extension at all; the ONNX reader rejects anything else by content.
-  return LoadedModel{detail::read_onnx(in, path), "onnx", std::nullopt};
+  return LoadedModel{detail::read_onnx(in, path, {}, detail::folder_of(path)), "onnx", std::nullopt};
 }
+
+namespace detail {
+
+std::string folder_of(const std::string& path) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  return folder.empty() ? "." : folder.string();
+}
+
+}  // namespace detail
 
 }  // namespace reluopt

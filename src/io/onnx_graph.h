@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +51,9 @@ struct Value {
   SparseRows sparse_rows;
   bool sparse = false;
   bool constant = true;
+  // A constant of an integer (or boolean) ONNX type: shapes, axes, indices. Integer Div truncates, and CastLike
+  // casts to the type of such a target; every tensor that depends on the network input is real.
+  bool integer = false;
   // The layer input x itself, rows = [I 0], held as no rows at all: after a ReLU on n neurons the identity
   // takes n (n + 1) doubles (8.6 GB after a 32-channel convolution of a 32 x 32 image), and the operators that
   // usually follow (Flatten, Gemm, Conv) need only the fact. The reader writes it out (sparse_rows_of) for others.
@@ -83,10 +87,17 @@ struct Value {
 // Every message names the node, its operator and the file, so a user can find the culprit in a viewer.
 class NodeContext {
  public:
-  NodeContext(const onnx::NodeProto& node, int index, const std::string& path, const ReadLimits& limits)
-      : node_(node), index_(index), path_(path), limits_(limits) {}
+  NodeContext(const onnx::NodeProto& node, int index, const std::string& path, const ReadLimits& limits,
+              std::int64_t opset)
+      : node_(node), index_(index), path_(path), limits_(limits), opset_(opset) {}
 
   const onnx::NodeProto& node() const { return node_; }
+  // The model's opset of the default domain: the version of every operator's definition.
+  std::int64_t opset() const { return opset_; }
+  // Refuses a form of the operator that its definition at this opset has and the reader does not take.
+  [[noreturn]] void fail_at_opset(const std::string& what) const {
+    fail(what + " is not supported (opset " + std::to_string(opset_) + ")");
+  }
   const ReadLimits& limits() const { return limits_; }
   // Called before a tensor is allocated whose size does not follow from the file's size (broadcasts,
   // products).
@@ -110,6 +121,7 @@ class NodeContext {
   int index_;
   const std::string& path_;
   const ReadLimits& limits_;
+  std::int64_t opset_;
 };
 
 using Inputs = std::vector<const Value*>;
@@ -177,6 +189,22 @@ void add_shape_operators(std::unordered_map<std::string, Operator>& operators);
 void add_multi_output_operators(std::unordered_map<std::string, MultiOperator>& operators);
 void add_linear_operators(std::unordered_map<std::string, Operator>& operators);
 void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators);
+
+// Reads an initializer's external data (onnx_external_data.cc) into its raw_data: the file named by its location in
+// `folder`, the model's folder (none: the model was given as bytes, and external data is refused). `where` names the
+// model in errors.
+void load_external_data(onnx::TensorProto& tensor, const std::optional<std::string>& folder, const std::string& where,
+                        const ReadLimits& limits);
+
+// The elements that each output element of a reduction node (ReduceSum, ReduceMean, ReduceMax, ReduceMin) takes, in
+// row-major order of the result `shape`: its axes as an attribute or input, keepdims, noop_with_empty_axes (`noop`:
+// the node is the identity).
+struct Reduction {
+  std::vector<std::vector<Index>> groups;
+  Shape shape;
+  bool noop = false;
+};
+Reduction reduction_of(const NodeContext& ctx, const Value& v, const Inputs& inputs);
 
 // The input elements (row-major in x's shape [1, C, spatial...]) of each window of a MaxPool node, one list per
 // output element in row-major order of `out_shape`; padding contributes no element.

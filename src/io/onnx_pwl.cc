@@ -6,7 +6,7 @@
 //   HardSigmoid(v)               Clip(alpha v + beta, 0, 1)
 //   Abs(v)                       relu(v) + relu(-v)
 //   Max(a, b, ...), MaxPool,     pairwise b + relu(a - b) in a tree, one hidden layer per halving (b a linear
-//   GlobalMaxPool                neuron); Min(a, b, ...) = -Max(-a, -b, ...)
+//   GlobalMaxPool, ReduceMax     neuron); Min(a, b, ...) = -Max(-a, -b, ...), ReduceMin likewise
 // Each operator closes the layer under construction through CloseLayer, which also carries as linear neurons
 // every tensor that a later node still needs (a residual branch). The MIP encodings and relaxations of these
 // operators are those of their ReLUs; a linear neuron v becomes the stably active relu(v - L) + L over the domain
@@ -223,6 +223,33 @@ Value max_pool_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer
   return group_max(ctx, rows_of(x), std::move(windows), shape, close);
 }
 
+// ReduceMax (sign 1) and ReduceMin (sign -1): the same tree over each group of the reduction.
+Value reduce_extremum(const NodeContext& ctx, const Inputs& inputs, double sign, const CloseLayer& close) {
+  const Value& x = input(ctx, inputs, 0);
+  Reduction r = reduction_of(ctx, x, inputs);
+  if (r.noop) return x;
+  for (const std::vector<Index>& g : r.groups)
+    if (g.empty()) ctx.fail(std::string(sign > 0 ? "the maximum" : "the minimum") + " of no elements");
+  if (x.constant) {
+    Value out = make_constant(r.shape, Eigen::VectorXd(static_cast<Index>(r.groups.size())));
+    for (std::size_t o = 0; o < r.groups.size(); ++o) {
+      double m = sign * x.rows(r.groups[o].front(), 0);
+      for (Index i : r.groups[o]) m = std::max(m, sign * x.rows(i, 0));
+      out.rows(static_cast<Index>(o), 0) = sign * m;
+    }
+    return out;
+  }
+  return scaled(ctx, group_max(ctx, scaled(ctx, rows_of(x), sign), std::move(r.groups), r.shape, close), sign);
+}
+
+Value reduce_max_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& close) {
+  return reduce_extremum(ctx, inputs, 1.0, close);
+}
+
+Value reduce_min_op(const NodeContext& ctx, const Inputs& inputs, const CloseLayer& close) {
+  return reduce_extremum(ctx, inputs, -1.0, close);
+}
+
 }  // namespace
 
 void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators) {
@@ -236,6 +263,8 @@ void add_pwl_operators(std::unordered_map<std::string, PwlOperator>& operators) 
   operators.emplace("Min", min_op);
   operators.emplace("MaxPool", max_pool_op);
   operators.emplace("GlobalMaxPool", max_pool_op);
+  operators.emplace("ReduceMax", reduce_max_op);
+  operators.emplace("ReduceMin", reduce_min_op);
 }
 
 }  // namespace reluopt::detail::onnx_graph

@@ -12,15 +12,16 @@
 // Accepted operators: Gemm, MatMul (weight on either side, a batch of matrices on one side), Add, Sub, Mul, Div (by
 // constants), Neg, Sum, Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Identity, Constant, ConstantOfShape; Conv,
 // ConvTranspose, AveragePool, GlobalAveragePool and BatchNormalization (onnx_conv.cc); Shape, Gather, Concat, Slice,
-// Split, Pad, Expand, Tile, Cast and Dropout (onnx_shape_ops.cc); ReduceSum, ReduceMean, and Resize and Upsample in
-// nearest mode (onnx_linear_ops.cc); Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool and
-// GlobalMaxPool (onnx_pwl.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are initializers, possibly also
-// listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32 and INT64 tensors are read from raw_data or
-// the typed fields, and every value must be finite. The input is one sample, a vector or a tensor behind a batch
-// dimension of 1 (or symbolic), flattened in row-major order. Anything else throws reluopt::Error naming the node
-// and the file: smooth activations and functions (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...),
-// external tensor data, a batch of several inputs, a model whose layers and tensors together need more memory than a
-// model may take (io/readers.h).
+// Split, Pad, Expand, Tile, Cast, CastLike and Dropout (onnx_shape_ops.cc); ReduceSum, ReduceMean, and Resize and
+// Upsample in nearest mode (onnx_linear_ops.cc); Relu, LeakyRelu, PRelu, Clip, HardSigmoid, Abs, Max, Min, MaxPool,
+// GlobalMaxPool, ReduceMax and ReduceMin (onnx_pwl.cc), in opsets kMinOpset to kMaxOpset (see there). Weights are
+// initializers, possibly also listed among the graph inputs (MATLAB exports); FLOAT, DOUBLE, INT32, INT64 and BOOL
+// tensors are read from raw_data, the typed fields or a file beside the model (onnx_external_data.cc), and every
+// value must be finite. The input is one sample, a vector or a tensor behind a batch dimension of 1 (or symbolic),
+// flattened in row-major order. Anything else throws reluopt::Error naming the node and the file: smooth
+// activations and functions (Sigmoid, Tanh, Exp, ...), step functions (Sign, ArgMax, ...), external tensor data out
+// of the model's folder, a batch of several inputs, a model whose layers and tensors together need more memory than
+// a model may take (io/readers.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,16 +44,20 @@
 namespace reluopt {
 namespace {
 
-// The opsets whose definitions of the accepted operators are checked against this reader (onnx 1.12's
-// operator schemas): from opset 7 on Add, Sub, Mul, Div and Gemm broadcast as numpy does, and the later
-// versions of every accepted operator (up to 17) change only their types, make Gemm's C optional (11), and
-// move Squeeze/Unsqueeze axes from an attribute to an input (13), which the reader takes from either place.
-// Likewise Pad's pads and Slice's bounds move to inputs (11 and 10), BatchNormalization drops `spatial` (9)
-// and gains `training_mode` (14), AveragePool gains ceil_mode (10) and Shape start/end (15); Split's lengths and
-// ReduceSum's axes move to inputs (13), Upsample's scales too (9), and Resize (10) gains roi, sizes and its
-// coordinate modes (11).
+// The opsets whose definitions of the accepted operators are checked against this reader (onnx 1.23's operator
+// schemas, opsets 7 to 28): from opset 7 on Add, Sub, Mul, Div and Gemm broadcast as numpy does. The later versions
+// of the accepted operators make Gemm's C optional (11), move Squeeze/Unsqueeze axes from an attribute to an input
+// (13), which the reader takes from either place, Pad's pads and Slice's bounds to inputs (11 and 10), Split's
+// lengths and ReduceSum's axes too (13), the axes of ReduceMean, ReduceMax and ReduceMin (18), Upsample's scales
+// (9); BatchNormalization drops `spatial` (9) and gains `training_mode` (14), AveragePool gains ceil_mode (10) and
+// dilations (19), Shape start/end (15), Resize (10) roi, sizes and its coordinate modes (11), then axes,
+// keep_aspect_ratio_policy and antialias (18, the last for linear and cubic modes only) and half_pixel_symmetric
+// (19); Split gains num_outputs, with a shorter last part (18), Pad an axes input (18) and wrap mode (19), Cast
+// `saturate` (19) and `round_mode` (24), which act only on casts to float8 types, refused by name. Every other
+// version from 18 to 28 of an accepted operator adds element types only. A later opset may change any operator, so
+// it is refused as a whole.
 constexpr std::int64_t kMinOpset = 7;
-constexpr std::int64_t kMaxOpset = 17;
+constexpr std::int64_t kMaxOpset = 28;
 
 }  // namespace
 
@@ -126,6 +131,7 @@ Value kind_of(const Value& v, Shape shape) {
   Value out;
   out.shape = std::move(shape);
   out.constant = v.constant;
+  out.integer = v.integer;
   out.stage = v.stage;
   return out;
 }
@@ -453,12 +459,19 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, co
       data = has_raw && raw_fits(sizeof(std::int32_t)) ? decode_raw<std::int32_t>(raw, count)
                                                        : decode_typed(fits(tensor.int32_data()));
       break;
+    case onnx::TensorProto_DataType_BOOL:  // a flag such as Dropout's training_mode: one byte raw, else int32_data
+      data = has_raw && raw_fits(sizeof(std::uint8_t)) ? decode_raw<std::uint8_t>(raw, count)
+                                                       : decode_typed(fits(tensor.int32_data()));
+      break;
     default:
       fail("unsupported data type " + onnx::TensorProto_DataType_Name(tensor.data_type()));
   }
   if (const Index i = first_non_finite(data); i >= 0)
     fail("value " + std::to_string(data[i]) + " at element " + std::to_string(i) + " is not finite");
-  return make_constant(shape, std::move(data));
+  Value v = make_constant(shape, std::move(data));
+  v.integer = tensor.data_type() != onnx::TensorProto_DataType_FLOAT &&
+              tensor.data_type() != onnx::TensorProto_DataType_DOUBLE;
+  return v;
 }
 
 // ---- Row operations shared by the operators ----
@@ -585,6 +598,7 @@ Value transpose(const NodeContext& ctx, const Value& v, Shape perm) {
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   if (v.constant && rank == 2 && normalize_axis(ctx, perm[0], rank) == 1) {  // Gemm's transB: no index per element
     Value out = make_constant(shape, Eigen::VectorXd(v.rows.size()));
+    out.integer = v.integer;
     Eigen::Map<RowMajor>(out.rows.data(), shape[0], shape[1]) =
         Eigen::Map<const RowMajor>(v.rows.data(), v.shape[0], v.shape[1]).transpose();
     return out;
@@ -761,12 +775,21 @@ Value sum_op(const NodeContext& ctx, const Inputs& inputs) {
   return total;
 }
 
+// Integer division (a shape computation, x.size(1) // 2 as old PyTorch exports write it) truncates toward zero.
 Value div_op(const NodeContext& ctx, const Inputs& inputs) {
   Value divisor = input(ctx, inputs, 1);
+  const Value& dividend = input(ctx, inputs, 0);
   if (!divisor.constant) ctx.fail("division by a non-constant tensor is not affine");
   if ((divisor.rows.array() == 0.0).any()) ctx.fail("division by zero");
+  if (dividend.constant && dividend.integer && divisor.integer) {
+    const Shape shape = broadcast_shape(ctx, dividend.shape, divisor.shape);
+    Value quotient = broadcast_to(ctx, dividend, shape);
+    quotient.rows = quotient.rows.cwiseQuotient(broadcast_to(ctx, divisor, shape).rows)
+                        .unaryExpr([](double q) { return std::trunc(q); });
+    return quotient;
+  }
   divisor.rows = divisor.rows.cwiseInverse();
-  return multiply(ctx, input(ctx, inputs, 0), divisor);
+  return multiply(ctx, dividend, divisor);
 }
 
 Value flatten_op(const NodeContext& ctx, const Inputs& inputs) {
@@ -849,15 +872,20 @@ Value constant_op(const NodeContext& ctx, const Inputs&) {
   if (const onnx::AttributeProto* a = find_attribute(node, "value"))
     return tensor_value(a->t(), ctx.where(), ctx.limits());
   if (find_attribute(node, "value_float")) return scalar(float_attribute(ctx, "value_float", 0.0));
-  if (const onnx::AttributeProto* a = find_attribute(node, "value_int"))
-    return scalar(static_cast<double>(a->i()));
+  if (const onnx::AttributeProto* a = find_attribute(node, "value_int")) {
+    Value v = scalar(static_cast<double>(a->i()));
+    v.integer = true;
+    return v;
+  }
   const onnx::AttributeProto* floats = find_attribute(node, "value_floats");
   const onnx::AttributeProto* ints = find_attribute(node, "value_ints");
   if (!floats && !ints) ctx.fail("unsupported Constant (expected value, value_float(s) or value_int(s))");
   Eigen::VectorXd data = floats ? decode_typed(floats->floats()) : decode_typed(ints->ints());
   if (!data.allFinite()) ctx.fail("value_floats holds a value that is not finite");
   const Shape shape{static_cast<std::int64_t>(data.size())};
-  return make_constant(shape, std::move(data));
+  Value v = make_constant(shape, std::move(data));
+  v.integer = ints != nullptr;
+  return v;
 }
 
 // A constant of the shape given by the input, every element the one element of `value` (default 0).
@@ -865,13 +893,17 @@ Value constant_of_shape_op(const NodeContext& ctx, const Inputs& inputs) {
   const Shape shape = to_ints(ctx, input(ctx, inputs, 0), "the shape");
   if (num_elements(shape) < 0) ctx.fail("invalid shape " + shape_string(shape));
   double fill = 0.0;
+  bool integer = false;
   if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "value")) {
     const Value v = tensor_value(a->t(), ctx.where(), ctx.limits());
     if (v.rows.size() != 1) ctx.fail("value must hold one element");
     fill = v.rows(0, 0);
+    integer = v.integer;
   }
   ctx.check_memory(shape, 1);
-  return make_constant(shape, Eigen::VectorXd::Constant(num_elements(shape), fill));
+  Value out = make_constant(shape, Eigen::VectorXd::Constant(num_elements(shape), fill));
+  out.integer = integer;
+  return out;
 }
 
 const std::unordered_map<std::string, Operator>& affine_operators() {
@@ -975,12 +1007,15 @@ class GraphReader {
   static constexpr std::int64_t kMaxInputSize = std::int64_t{1} << 24;
 
   // The graph's initializers give up their bytes as they are decoded.
-  GraphReader(onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits)
-      : graph_(graph), path_(path), limits_(limits) {}
+  GraphReader(onnx::GraphProto& graph, const std::string& path, const ReadLimits& limits, std::int64_t opset,
+              const std::optional<std::string>& data_folder)
+      : graph_(graph), path_(path), limits_(limits), opset_(opset), data_folder_(data_folder) {}
 
   Network read() {
     // Two initializers of one name would leave it to the order which weights a node reads.
     for (onnx::TensorProto& tensor : *graph_.mutable_initializer()) {
+      if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+        load_external_data(tensor, data_folder_, "of '" + path_ + "'", limits_);
       if (!values_.emplace(tensor.name(), tensor_value(tensor, "of '" + path_ + "'", limits_)).second)
         throw Error("'" + path_ + "' has two initializers named '" + tensor.name() + "'");
       std::string().swap(*tensor.mutable_raw_data());  // held as doubles now: the file's bytes are freed
@@ -1052,7 +1087,7 @@ class GraphReader {
   }
 
   void run_node(const onnx::NodeProto& node, int index) {
-    const NodeContext ctx(node, index, path_, limits_);
+    const NodeContext ctx(node, index, path_, limits_, opset_);
     const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
     const auto op = affine_operators().find(node.op_type());
     const auto pwl = pwl_operators().find(node.op_type());
@@ -1295,6 +1330,8 @@ class GraphReader {
   onnx::GraphProto& graph_;
   const std::string& path_;
   ReadLimits limits_;
+  std::int64_t opset_;
+  const std::optional<std::string>& data_folder_;
   std::unordered_map<std::string, Value> values_;
   std::unordered_map<std::string, int> last_use_;  // the last node that reads each tensor (outputs: past the end)
   std::vector<DenseLayer> layers_;
@@ -1302,13 +1339,13 @@ class GraphReader {
 };
 
 // The opset of the default domain, which the accepted operators belong to.
-void check_opset(const onnx::ModelProto& model, const std::string& path) {
+std::int64_t checked_opset(const onnx::ModelProto& model, const std::string& path) {
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
     if (!opset.domain().empty() && opset.domain() != "ai.onnx") continue;
     if (opset.version() < kMinOpset || opset.version() > kMaxOpset)
       throw Error("'" + path + "' uses opset " + std::to_string(opset.version()) + "; opsets " +
                   std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + " are supported");
-    return;
+    return opset.version();
   }
   throw Error("'" + path + "' imports no opset of the default ONNX domain");
 }
@@ -1317,14 +1354,15 @@ void check_opset(const onnx::ModelProto& model, const std::string& path) {
 
 namespace detail {
 
-Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits) {
+Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits,
+                  const std::optional<std::string>& data_folder) {
   try {
     onnx::ModelProto model;
     // Protobuf accepts many byte strings as a message of unknown fields; a real model has a graph.
     if (!model.ParseFromIstream(&in) || !model.has_graph() || model.ir_version() == 0)
       throw Error("'" + name + "' is not an ONNX model");
-    check_opset(model, name);
-    return GraphReader(*model.mutable_graph(), name, limits).read();
+    const std::int64_t opset = checked_opset(model, name);
+    return GraphReader(*model.mutable_graph(), name, limits, opset, data_folder).read();
   } catch (const Error& e) {
     throw Error(printable(e.what()));  // names from the file may hold any bytes
   }
@@ -1334,7 +1372,7 @@ Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& l
 
 Network read_onnx(const std::string& path) {
   std::ifstream in = detail::open_input(path, "model", std::ios::in | std::ios::binary);
-  return detail::read_onnx(in, path);
+  return detail::read_onnx(in, path, {}, detail::folder_of(path));
 }
 
 Network read_onnx_bytes(const std::string& bytes, const std::string& name) {

@@ -1,5 +1,5 @@
 // The ONNX operators that select, pad, repeat or rearrange elements, and those that compute shapes: Shape,
-// Gather, Concat, Slice, Split, Pad, Expand, Tile, Cast and Dropout (an identity at inference).
+// Gather, Concat, Slice, Split, Pad, Expand, Tile, Cast, CastLike and Dropout (an identity at inference).
 //
 // Exporters compute reshape targets at run time (Shape -> Gather -> Unsqueeze -> Concat -> Reshape). Shapes
 // are known when the graph is read, so these chains are folded to constants. Element selection works on
@@ -47,7 +47,9 @@ Value shape_op(const NodeContext& ctx, const Inputs& inputs) {
   const std::int64_t end = clamp(int_attribute(ctx.node(), "end", rank));
   Eigen::VectorXd dims(std::max<std::int64_t>(end - start, 0));
   for (Index k = 0; k < dims.size(); ++k) dims[k] = static_cast<double>(shape[start + k]);
-  return make_constant({dims.size()}, dims);
+  Value out = make_constant({dims.size()}, dims);
+  out.integer = true;
+  return out;
 }
 
 Value gather_op(const NodeContext& ctx, const Inputs& inputs) {
@@ -161,26 +163,44 @@ std::int64_t reflected(std::int64_t s, std::int64_t n) {
   return s < n ? s : period - s;
 }
 
-// Padding (pads as an attribute up to opset 10, an input from 11): a constant, or in `edge` mode the nearest
-// element and in `reflect` mode the mirrored one, each a selection of elements; negative pads crop.
+// The pads of a Pad node, begin then end for every axis of a tensor of rank `rank`: an attribute (up to opset 10) or
+// an input (from 11), from opset 18 for the axes listed in the `axes` input alone (the others unpadded).
+Shape pads_of(const NodeContext& ctx, const Inputs& inputs, std::size_t rank) {
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "pads"))
+    return Shape(a->ints().begin(), a->ints().end());
+  const Shape given = to_ints(ctx, input(ctx, inputs, 1), "pads");
+  if (inputs.size() <= 3 || inputs[3] == nullptr) return given;
+  const Shape axes = to_ints(ctx, *inputs[3], "axes");
+  if (given.size() != 2 * axes.size())
+    ctx.fail("pads has " + std::to_string(given.size()) + " entries for " + std::to_string(axes.size()) + " axes");
+  Shape pads(2 * rank, 0);
+  std::vector<bool> seen(rank, false);
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::int64_t d = normalize_axis(ctx, axes[i], rank);
+    if (seen[d]) ctx.fail("repeated axis " + std::to_string(axes[i]));
+    seen[d] = true;
+    pads[d] = given[i];
+    pads[d + rank] = given[i + axes.size()];
+  }
+  return pads;
+}
+
+// Padding: a constant, or in `edge` mode the nearest element, in `reflect` mode the mirrored one and in `wrap` mode
+// (opset 19) the element one period away, each a selection of elements; negative pads crop.
 Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& data = input(ctx, inputs, 0);
   const onnx::AttributeProto* mode_attribute = find_attribute(ctx.node(), "mode");
   const std::string mode = mode_attribute ? mode_attribute->s() : "constant";
-  if (mode != "constant" && mode != "edge" && mode != "reflect")
-    ctx.fail("mode '" + mode + "' is not supported (constant, edge or reflect)");
-  Shape pads;
+  if (mode == "wrap" && ctx.opset() < 19) ctx.fail_at_opset("mode 'wrap' (from opset 19)");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+    ctx.fail("mode '" + mode + "' is not supported (constant, edge, reflect or wrap)");
   double fill = float_attribute(ctx, "value", 0.0);
-  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "pads")) {
-    pads.assign(a->ints().begin(), a->ints().end());
-  } else {
-    pads = to_ints(ctx, input(ctx, inputs, 1), "pads");
-    if (inputs.size() > 2 && inputs[2] != nullptr) {
-      if (!inputs[2]->constant || inputs[2]->rows.size() != 1) ctx.fail("constant_value must be a constant scalar");
-      fill = inputs[2]->rows(0, 0);
-    }
+  if (inputs.size() > 2 && inputs[2] != nullptr) {
+    if (!inputs[2]->constant || inputs[2]->rows.size() != 1) ctx.fail("constant_value must be a constant scalar");
+    fill = inputs[2]->rows(0, 0);
   }
   const std::size_t rank = data.shape.size();
+  const Shape pads = pads_of(ctx, inputs, rank);
   if (pads.size() != 2 * rank)
     ctx.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
   Shape shape = data.shape;
@@ -196,32 +216,62 @@ Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
     const std::int64_t s = i - pads[d], n = data.shape[d];
     if (mode == "edge") return std::clamp<std::int64_t>(s, 0, n - 1);
     if (mode == "reflect") return reflected(s, n);
+    if (mode == "wrap") return (s % n + n) % n;
     return s < n ? s : -1;
   };
   return select_elements(ctx, data, shape, source, fill);
 }
 
 // Casts between floating types change nothing in double arithmetic; casts of constants to integers
-// truncate, as shape computations need.
-Value cast_op(const NodeContext& ctx, const Inputs& inputs) {
-  Value v = input(ctx, inputs, 0);
-  const auto to = static_cast<onnx::TensorProto_DataType>(int_attribute(ctx.node(), "to", 0));
+// truncate, as shape computations need. Cast's `saturate` (opset 19) and `round_mode` (24) act only on casts to
+// float8 types, which are refused.
+Value cast_to(const NodeContext& ctx, Value v, onnx::TensorProto_DataType to) {
   switch (to) {
     case onnx::TensorProto_DataType_FLOAT:
     case onnx::TensorProto_DataType_DOUBLE:
     case onnx::TensorProto_DataType_FLOAT16:
+      v.integer = false;
       return v;
     case onnx::TensorProto_DataType_INT32:
     case onnx::TensorProto_DataType_INT64:
       if (!v.constant) ctx.fail("a cast of a network-dependent tensor to integers is not affine");
       v.rows = v.rows.unaryExpr([](double x) { return std::trunc(x); });
+      v.integer = true;
       return v;
-    default:
-      ctx.fail("cast to type " + onnx::TensorProto_DataType_Name(to) + " is not supported");
+    default: {
+      // Types newer than the onnx headers the reader is built with have no name there.
+      const std::string name = onnx::TensorProto_DataType_Name(to);
+      ctx.fail_at_opset("cast to type " + (name.empty() ? "number " + std::to_string(static_cast<int>(to)) : name));
+    }
   }
 }
 
-Value dropout_op(const NodeContext& ctx, const Inputs& inputs) { return input(ctx, inputs, 0); }
+Value cast_op(const NodeContext& ctx, const Inputs& inputs) {
+  return cast_to(ctx, input(ctx, inputs, 0),
+                 static_cast<onnx::TensorProto_DataType>(int_attribute(ctx.node(), "to", 0)));
+}
+
+// CastLike (opset 15) casts to the type of its second input: an integer constant's (taken as INT64), or else a
+// real type (every tensor that depends on the network input is real).
+Value cast_like_op(const NodeContext& ctx, const Inputs& inputs) {
+  const bool integer = input(ctx, inputs, 1).integer;
+  return cast_to(ctx, input(ctx, inputs, 0),
+                 integer ? onnx::TensorProto_DataType_INT64 : onnx::TensorProto_DataType_DOUBLE);
+}
+
+// Dropout is the identity at inference: before opset 12 always, from 12 unless its training_mode input is true and
+// its ratio input (0.5 when absent) is not 0, which makes it random.
+Value dropout_op(const NodeContext& ctx, const Inputs& inputs) {
+  const auto flag = [&](std::size_t k, const std::string& name, double absent) {
+    if (k >= inputs.size() || inputs[k] == nullptr) return absent;
+    if (!inputs[k]->constant || inputs[k]->rows.size() != 1) ctx.fail(name + " must be a constant scalar");
+    return inputs[k]->rows(0, 0);
+  };
+  const double training = flag(2, "training_mode", 0.0);
+  const double ratio = flag(1, "ratio", 0.5);
+  if (training != 0.0 && ratio != 0.0) ctx.fail("training_mode=1 (a random dropout) is not supported");
+  return input(ctx, inputs, 0);
+}
 
 // Expand broadcasts both ways, as numpy does: the result has the larger of each pair of dimensions.
 Value expand_op(const NodeContext& ctx, const Inputs& inputs) {
@@ -248,8 +298,26 @@ Value tile_op(const NodeContext& ctx, const Inputs& inputs) {
   return select_elements(ctx, v, shape, [&](std::size_t d, std::int64_t i) { return i % v.shape[d]; }, 0.0);
 }
 
+// The lengths of Split's parts when no `split` is given: equal parts, one per output; from opset 18, num_outputs
+// parts of ceil(n / num_outputs) elements but the last, which takes the rest.
+Shape even_split(const NodeContext& ctx, std::int64_t n, std::int64_t parts) {
+  if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "num_outputs")) {
+    if (a->i() != parts)
+      ctx.fail("num_outputs " + std::to_string(a->i()) + " for " + std::to_string(parts) + " outputs");
+    if (parts > 0 && n % parts != 0) {
+      const std::int64_t length = n / parts + 1;
+      Shape lengths(static_cast<std::size_t>(parts), length);
+      lengths.back() = n - (parts - 1) * length;
+      return lengths;
+    }
+  }
+  if (parts == 0 || n % parts != 0)
+    ctx.fail("dimension " + std::to_string(n) + " does not split into " + std::to_string(parts) + " equal parts");
+  return Shape(static_cast<std::size_t>(parts), n / parts);
+}
+
 // Split cuts the tensor along `axis` into consecutive parts, one per output: the lengths `split` as an attribute
-// (up to opset 12) or an input (from 13), or equal parts.
+// (up to opset 12) or an input (from 13), or equal parts (even_split).
 std::vector<Value> split_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& v = input(ctx, inputs, 0);
   if (v.shape.empty()) ctx.fail("cannot split a scalar");
@@ -261,10 +329,7 @@ std::vector<Value> split_op(const NodeContext& ctx, const Inputs& inputs) {
   } else if (inputs.size() > 1 && inputs[1] != nullptr) {
     lengths = to_ints(ctx, *inputs[1], "split");
   } else {
-    if (v.shape[axis] % parts != 0)
-      ctx.fail("dimension " + std::to_string(v.shape[axis]) + " does not split into " + std::to_string(parts) +
-               " equal parts");
-    lengths.assign(static_cast<std::size_t>(parts), v.shape[axis] / parts);
+    lengths = even_split(ctx, v.shape[axis], parts);
   }
   std::int64_t total = 0;
   for (std::int64_t n : lengths) {
@@ -295,6 +360,7 @@ void add_shape_operators(std::unordered_map<std::string, Operator>& operators) {
   operators.emplace("Slice", slice_op);
   operators.emplace("Pad", pad_op);
   operators.emplace("Cast", cast_op);
+  operators.emplace("CastLike", cast_like_op);
   operators.emplace("Dropout", dropout_op);
   operators.emplace("Expand", expand_op);
   operators.emplace("Tile", tile_op);

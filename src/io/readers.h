@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,7 +61,11 @@ auto with_printable_errors(Read read) -> decltype(read()) {
 // with the command that decompresses it: no reader reads one.
 std::ifstream open_input(const std::string& path, const std::string& what, std::ios::openmode mode = std::ios::in);
 
-Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits = {});
+// `data_folder` is the folder of the model's file, where its external tensor data lies (none: read from bytes).
+Network read_onnx(std::istream& in, const std::string& name, const ReadLimits& limits = {},
+                  const std::optional<std::string>& data_folder = std::nullopt);
+// The folder that holds the file `path` ("." for a bare file name).
+std::string folder_of(const std::string& path);
 LoadedModel read_nnet(std::istream& in, const std::string& name, const ReadLimits& limits = {});
 Domain read_domain_json(std::istream& in, const std::string& name);
 Objective read_objective_json(std::istream& in, const std::string& name);

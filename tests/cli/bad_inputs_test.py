@@ -62,7 +62,7 @@ class BadInputs(unittest.TestCase):
             self.assert_refused([self.write(f"cut{cut}.nnet", text[:cut])], f"cut{cut}.nnet", "line")
 
     def test_models_the_reader_refuses(self):
-        self.assert_refused([os.path.join(BAD, "opset20.onnx")], "uses opset 20", "opsets 7 to 17")
+        self.assert_refused([os.path.join(BAD, "opset29.onnx")], "uses opset 29", "opsets 7 to 28")
         self.assert_refused([os.path.join(BAD, "batch_input_3x6.onnx")], "[3,6]", "batch")
         self.assert_refused([os.path.join(BAD, "nan_weight.onnx")], "tensor 'W0'", "not finite")
         self.assert_refused([os.path.join(BAD, "non_utf8_operator.onnx")], "'Relu\\xff'", "node 'act0'")

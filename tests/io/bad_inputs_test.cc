@@ -34,9 +34,9 @@ void expect_error(Read read, const std::vector<std::string>& words) {
 
 // ---- ONNX ----
 
-TEST(BadOnnx, OpsetsOutsideSevenToSeventeenAreRefused) {
-  expect_error([] { read_onnx(kBadDir + "opset6.onnx"); }, {"opset6.onnx", "uses opset 6", "opsets 7 to 17"});
-  expect_error([] { read_onnx(kBadDir + "opset20.onnx"); }, {"opset20.onnx", "uses opset 20", "opsets 7 to 17"});
+TEST(BadOnnx, OpsetsOutsideSevenToTwentyEightAreRefused) {
+  expect_error([] { read_onnx(kBadDir + "opset6.onnx"); }, {"opset6.onnx", "uses opset 6", "opsets 7 to 28"});
+  expect_error([] { read_onnx(kBadDir + "opset29.onnx"); }, {"opset29.onnx", "uses opset 29", "opsets 7 to 28"});
   EXPECT_EQ(read_onnx(kBadDir + "opset7.onnx").describe(), "2 -> 3 -> 1");
 }
 

@@ -55,7 +55,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     write("opset6.onnx", model(opset=6))
     write("opset7.onnx", model(opset=7))
-    write("opset20.onnx", model(opset=20))
+    write("opset29.onnx", model(opset=29))
     write("batch_input_3x6.onnx", model(input_shape=(3, 6), first_in=6))
     write("image_input_1x1x2x3.onnx", model(input_shape=(1, 1, 2, 3), first_in=6))
     w_nan = np.ones((3, 2), np.float32)
