@@ -74,8 +74,10 @@ void set_padding(const NodeContext& ctx, Window& w) {
 }
 
 // The window geometry of a node over an input of spatial dimensions `in` with a kernel of dimensions
-// `kernel`; `ceil_mode` (pooling) rounds the output size up, which is accepted only where it changes nothing.
-Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
+// `kernel`. `ceil_mode` (pooling) rounds the output size up: a max pooling (`partial_windows`) then takes the taps of
+// the last, partial window that lie in the input, a window that would start in the right padding dropped (ONNX's
+// MaxPool, as PyTorch's); another node is accepted only where rounding up changes nothing.
+Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel, bool partial_windows = false) {
   Window w;
   w.in = in;
   w.kernel = kernel;
@@ -87,8 +89,12 @@ Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
     const std::int64_t span = in[d] + w.pads[d] + w.pads[d + in.size()] - ((kernel[d] - 1) * w.dilations[d] + 1);
     if (span < 0)
       ctx.fail("inconsistent shapes: kernel " + shape_string(kernel) + " does not fit input " + shape_string(in));
-    w.out.push_back(span / w.strides[d] + 1);
-    if (ceil_mode && span % w.strides[d] != 0) ctx.fail("ceil_mode=1 with a partial last window is not supported");
+    std::int64_t out = span / w.strides[d] + 1;
+    if (ceil_mode && span % w.strides[d] != 0) {
+      if (!partial_windows) ctx.fail("ceil_mode=1 with a partial last window is not supported");
+      if (out * w.strides[d] < in[d] + w.pads[d]) ++out;  // the partial window starts before the right padding
+    }
+    w.out.push_back(out);
   }
   // Visiting every tap of every window must be feasible: corrupt pads or kernels fail here, not in a loop.
   if (w.out_size() < 0 || w.kernel_size() < 0 || num_elements({w.out_size(), w.kernel_size()}) < 0)
@@ -428,7 +434,7 @@ std::vector<std::vector<Index>> max_pool_windows(const NodeContext& ctx, const V
     const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
     if (!k || static_cast<std::size_t>(k->ints_size()) != spatial.size())
       ctx.fail("kernel_shape must give one size per spatial dimension of " + shape_string(x.shape));
-    win = window_of(ctx, spatial, ints_attribute(ctx, "kernel_shape", spatial.size(), 1, 1));
+    win = window_of(ctx, spatial, ints_attribute(ctx, "kernel_shape", spatial.size(), 1, 1), true);
   }
   const std::int64_t channels = x.shape[1];
   out_shape = with_channels(channels, win.out);

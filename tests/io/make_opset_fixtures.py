@@ -2,7 +2,8 @@
 """Writes the ONNX fixtures of tests/io/onnx_opset_test.cc into tests/fixtures/opset/: every form that the accepted
 operators gained in opsets 18 to 28 (the axes input of ReduceMean, ReduceMax and ReduceMin, Split's num_outputs,
 Pad's axes input and wrap mode, Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric, AveragePool's
-dilations), ReduceMax and ReduceMin (opsets 13 to 20), Dropout's ratio and training_mode inputs, CastLike, integer
+dilations), ReduceMax and ReduceMin (opsets 13 to 20), MaxPool's partial ceil_mode windows (checked against
+PyTorch too), Dropout's ratio and training_mode inputs, CastLike, integer
 Div and the Constant forms of shape computations, and a model at opset 28.
 
 Each model is built node by node (make_pwl_fixtures.Graph) with its reference forward pass in numpy, written from
@@ -166,15 +167,62 @@ def ref_average_pool(x, kernel, dilations, pads, count_include_pad):
     return y[None]
 
 
+def ref_max_pool_ceil(x, kernel, strides, pads, dilations):
+    """x [1,C,H,W] max-pooled with ceil_mode=1: the output lengths rounded up, a window that would start in the right
+    padding dropped, each window's taps inside the input (ONNX's MaxPool-22 text, PyTorch's rule)."""
+    lengths = []
+    for n, k, s, (before, after), d in zip(x.shape[2:], kernel, strides, pads, dilations):
+        out = math.ceil((n + before + after - (k - 1) * d - 1) / s) + 1
+        lengths.append(out - 1 if (out - 1) * s >= n + before else out)
+    y = np.zeros((1, x.shape[1], *lengths))
+    for i in range(lengths[0]):
+        for j in range(lengths[1]):
+            rows = [r for r in (i * strides[0] - pads[0][0] + t * dilations[0] for t in range(kernel[0]))
+                    if 0 <= r < x.shape[2]]
+            cols = [c for c in (j * strides[1] - pads[1][0] + t * dilations[1] for t in range(kernel[1]))
+                    if 0 <= c < x.shape[3]]
+            y[0, :, i, j] = x[0][:, rows][:, :, cols].max(axis=(1, 2))
+    return y
+
+
+def check_max_pool_ceil_against_torch(cases):
+    """The reference agrees with PyTorch's max_pool2d(ceil_mode=True), where torch can express the pads."""
+    import torch
+    rng = np.random.default_rng(5)
+    for shape, kernel, strides, pads, dilations in cases:
+        if pads[0][0] != pads[0][1] or pads[1][0] != pads[1][1]:
+            continue
+        x = rng.uniform(-1, 1, shape)
+        theirs = torch.nn.functional.max_pool2d(torch.from_numpy(x), kernel, strides, (pads[0][0], pads[1][0]),
+                                                dilations, ceil_mode=True).numpy()
+        assert np.array_equal(ref_max_pool_ceil(x, kernel, strides, pads, dilations), theirs), (kernel, strides, pads)
+
+
+MAX_POOL_CEIL = [  # input, kernel, strides, pads ((top, bottom), (left, right)), dilations
+    ([1, 2, 5, 7], (2, 3), (2, 2), ((0, 0), (0, 0)), (1, 1)),  # SqueezeNet's pooling: a partial last window
+    ([1, 2, 5, 6], (2, 3), (2, 2), ((1, 1), (1, 1)), (1, 1)),  # rows: the next window would start in the padding
+    ([1, 2, 7, 6], (2, 2), (3, 2), ((1, 0), (0, 1)), (2, 1)),
+]
+
+
 def pool_models():
     nets = {}
+    check_max_pool_ceil_against_torch(MAX_POOL_CEIL)
+    for k, (shape, kernel, strides, pads, dilations) in enumerate(MAX_POOL_CEIL):
+        g = OpsetGraph(shape, 235 + k, opset=22)  # MaxPool with ceil_mode=1 and partial windows
+        h = g.conv("x", 2)
+        fn = (lambda x, a=(kernel, strides, pads, dilations): ref_max_pool_ceil(x, *a))
+        p = g.op("MaxPool", [h], fn, list(fn(np.zeros(shape)).shape), kernel_shape=list(kernel), strides=list(strides),
+                 pads=[pads[0][0], pads[1][0], pads[0][1], pads[1][1]], dilations=list(dilations), ceil_mode=1)
+        nets[f"max_pool_ceil_mode_{k}_opset22"] = (g, g.gemm(g.flatten(p), 2))
     for include in (0, 1):  # AveragePool-19's dilations, padded, with and without the padding counted
         g = OpsetGraph([1, 1, 5, 5], 230 + include, opset=19)
         h = conv_relu(g, "x", 2)
         fn = (lambda x, include=include: ref_average_pool(x, (2, 3), (2, 2), (1, 1, 1, 0), include))
         p = g.op("AveragePool", [h], fn, [1, 2, 5, 2], kernel_shape=[2, 3], dilations=[2, 2], pads=[1, 1, 1, 0],
                  count_include_pad=include)
-        nets[f"average_pool_dilations_{'include' if include else 'exclude'}_pad_opset19"] = (g, g.gemm(g.flatten(p), 2))
+        name = f"average_pool_dilations_{'include' if include else 'exclude'}_pad_opset19"
+        nets[name] = (g, g.gemm(g.flatten(p), 2))
     return nets
 
 
@@ -263,7 +311,8 @@ def check_against_onnx_reference(nets, seed):
 
 
 def main():
-    nets = {**reduce_split_models(), **extremum_models(), **pad_models(), **resize_models(), **pool_models(), **shape_models()}
+    nets = {**reduce_split_models(), **extremum_models(), **pad_models(), **resize_models(), **pool_models(),
+            **shape_models()}
     check_against_onnx_reference(nets, 97)
     write_fixtures(OUT, nets, refused_models(), 1357)
 

@@ -10,7 +10,7 @@ exporter writes the weights to a file beside the model by default (external data
 
 expected.json holds, per file, a few inputs (uniform in [-1, 1], flattened row-major) and torch's outputs in double
 precision on the same (float32) weights, which the reader, reading the weights as doubles, must reproduce to 1e-6
-(both exporters may fold BatchNormalization into the convolution as float32 weights, a change in the 9th digit);
+(both exporters may fold BatchNormalization into the convolution as float32 weights, a change of up to 3e-8 here);
 the float32 outputs torch gives are within 1e-5 of them. The tests read the files alone and need no torch.
 Usage (torch and onnxscript, e.g. in a scratch venv): python tests/io/make_torch_fixtures.py
 """
