@@ -11,6 +11,7 @@
 #include "algorithms/mip.h"
 #include "algorithms/proof_check.h"
 #include "algorithms/root_tightening.h"
+#include "algorithms/sampling.h"
 #include "core/worker_threads.h"
 #include "formulation/anderson_cuts.h"
 #include "solver/mip_solver.h"
@@ -24,11 +25,20 @@ namespace {
 constexpr double kModelBoundsTimeShare = 0.5;
 constexpr double kModelTighteningShare = 0.2;
 
-// Samples of the enhanced search (each its region's LP with the rows, or a small MIP with integers, and a local
-// search) whose best point starts the second run, within kStartTimeShare of the time left: CBC's heuristics alone
-// find no point on the larger models.
+// Samples whose best point starts the second run: CBC's heuristics alone find no point on the larger models.
+// Their region problems (each an LP with the rows, or a small MIP with integers) within kSampleTimeShare of the
+// time left, then the enhanced search from the same samples within kStartTimeShare of the time left after them.
 constexpr long kStartSamples = 16;
+constexpr double kSampleTimeShare = 0.05;
 constexpr double kStartTimeShare = 0.1;
+
+// A formulation with at most this many binaries (besides the model's integers) is small: CBC's nodes take a few
+// milliseconds, and a first run of kFirstRunNodes nodes over the propagated bounds costs less than the tightening
+// (process_s3, 51 binaries: proven in 106 nodes, 0.35 s at load 4, where the tightening alone took 0.28-0.44 s
+// and the formulation it gave 140 nodes).
+constexpr int kSmallMipBinaries = 64;
+// The share of the time left that a first run may take.
+constexpr double kFirstRunTimeShare = 0.1;
 
 // Strong branchings per binary before CBC trusts its pseudo-costs. CBC's default (10) spent most of a model
 // MIP's time strong branching: with 1, CPU time per run (median of 5, interleaved, load 6-8) fell on pricing_s2
@@ -78,6 +88,8 @@ class ModelIncumbent {
   }
 
   double sign() const { return sign_; }
+  // Seconds since the run started.
+  double elapsed() const { return clock_.elapsed(); }
 
   std::optional<ModelPoint> best() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -203,16 +215,16 @@ double solver_bound(const MipResult& solution) {
   return solution.status == MipStatus::kError ? kInfinity : solution.bound;
 }
 
-// One CBC run on `formulation` (node_limit 0: none), started from the incumbent's best point when there is one;
-// every point CBC finds goes to the incumbent. The second run of mip separates Anderson et al.'s cuts at the root,
-// as mip-cuts does: on the models that reach it they paid for themselves (process_s3 proven in 5.7 s instead of
-// 8.1 s on a loaded machine; at 20 s the bound of process_s4 116.5 instead of 138.6, of design_s3 1.40 instead
-// of 0, of pricing_s3 291.4 instead of 315.7), where on the small models the first run ends without them.
+// One CBC run on `formulation` within `deadline` (node_limit 0: none), started from the incumbent's best point
+// when there is one; every point CBC finds goes to the incumbent. With `root_cuts`, mip separates Anderson et
+// al.'s cuts at the root, as mip-cuts does: on the deeper models they paid for themselves (process_s3 proven in
+// 5.7 s instead of 8.1 s on a loaded machine; at 20 s the bound of process_s4 116.5 instead of 138.6, of
+// design_s3 1.40 instead of 0, of pricing_s3 291.4 instead of 315.7), where the one-layer models end without them.
 MipResult run_cbc(const MipFormulation& formulation, const Network& network, const SolveOptions& options,
                   const Deadline& deadline, const RunControl& control, ModelIncumbent& incumbent, long node_limit,
-                  long nodes_before, bool second_run) {
+                  long nodes_before, bool cuts_at_root) {
   std::unique_ptr<AndersonSeparator> separator;
-  const bool root_cuts = second_run && options.method == Method::kMip;
+  const bool root_cuts = cuts_at_root && options.method == Method::kMip;
   if (options.method == Method::kMipCuts || root_cuts)
     separator = std::make_unique<AndersonSeparator>(formulation, network);
   MipParameters mip;
@@ -232,7 +244,7 @@ MipResult run_cbc(const MipFormulation& formulation, const Network& network, con
   if (control.on_progress) {
     mip.on_progress = [&, nodes_before](std::optional<double> best, double bound, long nodes) {
       Progress progress;
-      progress.seconds = deadline.elapsed();
+      progress.seconds = incumbent.elapsed();
       progress.nodes = nodes_before + nodes;
       if (best) progress.incumbent = incumbent.sign() * *best;
       if (std::isfinite(bound)) progress.bound = incumbent.sign() * bound;
@@ -251,21 +263,31 @@ MipResult run_cbc(const MipFormulation& formulation, const Network& network, con
   return solution;
 }
 
-// The best point of Algorithm 2 (the enhanced search: gradient ascent, region problems with the rows, local
-// search) from kStartSamples samples, to the incumbent: on design_s3 3.69 where the samples' region problems
-// alone gave 4.08, on pricing_s3 237.8 where they gave 237.0, process_s3's optimum where they gave 31.8, each
-// within a few tenths of a second (the cutoff of the tightening is as strong as this point).
+void offer_found(const SolveResult& found, ModelIncumbent& incumbent) {
+  if (found.status != SolveStatus::kNoSolution && found.status != SolveStatus::kInfeasible) incumbent.offer(found.x);
+}
+
+// The best points of kStartSamples samples to the incumbent: first their own region problems (the sampling
+// method), then Algorithm 2 from the same samples (the enhanced search: gradient ascent, region problems with
+// the rows, local search). Neither is ahead everywhere (value, 16 samples, 1 thread): Algorithm 2 gives design_s3
+// 3.69 where the regions of the samples give 4.07, pricing_s3 237.8 where they give 237.0, design_s4 5.62 where
+// they give 5.88; on pricing_s4 the ascent leaves the good regions (459.6 from 4 samples, 564.4 from 16 in 13 s)
+// where the fourth sample's own region gives 629.2 within 1.8 s. Each within its share of the time; the cutoff of
+// the tightening is as strong as the best point.
 long offer_search(const Problem& problem, const SolveOptions& options, const Deadline& deadline,
                   const RunControl& control, ModelIncumbent& incumbent) {
   SolveOptions search = options;
-  search.method = Method::kEnhanced;
+  search.method = Method::kSampling;
   search.sampling.samples = kStartSamples;
   search.sampling.stop_rule.reset();
+  const SolveResult regions = run_sampling(problem, search, deadline.share(kSampleTimeShare), RunContext(control));
+  offer_found(regions, incumbent);
+  search.method = Method::kEnhanced;
   search.enhanced.mip_share = 0.0;
   search.enhanced.first_proof = 0.0;
-  const SolveResult found = run_enhanced(problem, search, deadline.share(kStartTimeShare), RunContext(control));
-  if (found.status != SolveStatus::kNoSolution && found.status != SolveStatus::kInfeasible) incumbent.offer(found.x);
-  return found.run.lps;
+  const SolveResult ascended = run_enhanced(problem, search, deadline.share(kStartTimeShare), RunContext(control));
+  offer_found(ascended, incumbent);
+  return regions.run.lps + ascended.run.lps;
 }
 
 }  // namespace
@@ -281,10 +303,31 @@ MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions
 // bounds over the box already, the rows tighten them little, and the small models of examples/models/ end within
 // the first run, before the tightening would cost more than their whole search (on pricing_s2 a second run took
 // 0.25 s, the first alone 0.056 s). Deeper, the tightening narrows the later layers' triangles, which the first
-// run lacks: on process_s3 (32x32) the first run's 200 nodes were a quarter of the time, and CBC over the
-// tightened formulation alone took 250 nodes where both runs took 504 (bench/results/models_peers.md).
+// run lacks, and a first run pays only on a small formulation (kSmallMipBinaries), with Anderson et al.'s cuts at
+// its root as the second run has them.
 bool first_run_pays(const Problem& problem) {
   return problem.rows.empty() || problem.network.num_hidden_layers() <= 1;
+}
+
+int binaries(const MipFormulation& formulation, const ReducedModel& reduced) {
+  const auto integer_inputs = std::count(reduced.integer.begin(), reduced.integer.end(), true);
+  return formulation.model.num_integer() - static_cast<int>(integer_inputs);
+}
+
+// The first run: none with neither rows nor integers' tightening to follow it (two_runs false: one run, no node
+// limit); see first_run_pays and kSmallMipBinaries.
+MipResult first_run(const Problem& problem, const ReducedModel& reduced, const MipFormulation& formulation,
+                    const SolveOptions& options, const Deadline& deadline, const RunControl& control,
+                    ModelIncumbent& incumbent, long first_run_nodes) {
+  const Network& network = *reduced.composite;
+  const bool two_runs = !problem.rows.empty();
+  if (first_run_pays(problem))
+    return run_cbc(formulation, network, options, deadline, control, incumbent, two_runs ? first_run_nodes : 0, 0,
+                   false);
+  if (binaries(formulation, reduced) <= kSmallMipBinaries)
+    return run_cbc(formulation, network, options, deadline.share(kFirstRunTimeShare), control, incumbent,
+                   first_run_nodes, 0, true);
+  return {};
 }
 
 // The first run's node limit: see first_run_pays.
@@ -297,10 +340,7 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   const ModelBounds propagated = propagated_bounds(problem, options, deadline);
   MipFormulation formulation = formulate(problem, reduced, options, propagated);
   const bool two_runs = !problem.rows.empty();
-  MipResult solution;
-  if (first_run_pays(problem))
-    solution = run_cbc(formulation, network, options, deadline, control, incumbent, two_runs ? first_run_nodes : 0,
-                       0, false);
+  MipResult solution = first_run(problem, reduced, formulation, options, deadline, control, incumbent, first_run_nodes);
   long nodes = solution.nodes;
   long lps = 0;
   double bound = solver_bound(solution);
@@ -327,8 +367,7 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   result.run.lps = lps;
   result.mip.bound_method = bound_method_name(options.mip.bounds.method);
   // Binaries of unstable neurons, as for one network: the integer inputs are the model's own variables.
-  const auto integer_inputs = std::count(reduced.integer.begin(), reduced.integer.end(), true);
-  result.mip.binaries = formulation.model.num_integer() - static_cast<int>(integer_inputs);
+  result.mip.binaries = binaries(formulation, reduced);
   result.run.concave_neurons = formulation.concave;
   result.mip.partitions = options.method == Method::kPartition ? formulation.partitions : 0;
   result.stopped_by = deadline.interrupted() ? StopReason::kInterrupted

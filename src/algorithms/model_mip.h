@@ -15,11 +15,12 @@ namespace reluopt {
 // is infeasible only when CBC proves that the formulation has no point.
 //
 // With output rows or integers and a composite of one hidden layer, a first CBC run over options.mip.bounds stops
-// after first_run_nodes nodes: the small models end within it. The others (and deeper composites, from the
-// start) go on with a MIP start from the enhanced search on 16 samples and the formulation over the box and
-// neuron bounds tightened with the rows, integrality and the objective cutoff of that start (every better point
-// meets it; algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs' bounds hold and the
-// least is reported.
+// after first_run_nodes nodes: the small models end within it. A deeper composite has that first run (with
+// Anderson et al.'s cuts at its root for mip) only when its formulation is small. The others go on with a MIP
+// start from 16 samples (their region problems, then the enhanced search from them) and the formulation over the
+// box and neuron bounds tightened with the rows, integrality and the objective cutoff of that start (every better
+// point meets it; algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs'
+// bounds hold and the least is reported.
 inline constexpr long kFirstRunNodes = 200;
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
                           const Deadline& deadline, const RunControl& control, long first_run_nodes = kFirstRunNodes);
