@@ -19,11 +19,14 @@ Models (random FLOAT weights, fixed seeds, built with tests/io/make_conv_fixture
 Property (VNN-LIB): the box of radius 0.01 (conv32, conv8, resnet, resnet16) or 0.02 (avgpool28, maxpool28) around
 a fixed point of [0,1]^d, unsafe when some Y_i >= Y_0 (written as the `or` of Y_0 <= Y_i); for nn4sys the key in [0, 1], unsafe when
 Y_0 >= (its largest value at 1001 evenly spaced keys) + 0.01. `solve` runs on the same box (a domain JSON), maximizing output 0.
+vgg16 (with --vgg DIR): bench/vgg_models.py's VGG16-shaped network DIR/vgg16.onnx and its property DIR/vgg16_p1.vnnlib
+(one pixel free); `solve` runs on that property's box (every other input fixed).
 Every command gets --threads 2 and 6 GB of address space (RLIMIT_AS); wall time is measured from the process's start to its
 end.
 
     bench/deadline_conv.py --reluopt build/reluopt [--before /work/main/build/reluopt] [--limits 5 10]
-        [--methods verify default enhanced ...] [--models avgpool28 nn4sys ...] [--out bench/results/deadline_conv.md]
+        [--methods verify default enhanced ...] [--models avgpool28 nn4sys ...] [--vgg /tmp/vgg16]
+        [--out bench/results/deadline_conv.md]
 """
 import argparse
 import json
@@ -112,8 +115,24 @@ def write_problem(workdir, name, net, eps):
         f.write("\n".join(lines) + "\n")
     domain = os.path.join(workdir, name + "_box.json")
     with open(domain, "w") as f:
-        json.dump({"type": "box", "lower": lo.tolist(), "upper": hi.tolist()}, f)
+        json.dump({"lower": lo.tolist(), "upper": hi.tolist()}, f)
     return prop, domain
+
+
+def vgg_problem(directory, workdir):
+    """bench/vgg_models.py's VGG16 and its one-pixel property, with the domain JSON of the property's box."""
+    prop = os.path.join(directory, "vgg16_p1.vnnlib")
+    lower, upper = {}, {}
+    with open(prop) as f:
+        for line in f:
+            parts = line.replace("(", " ").replace(")", " ").split()
+            if len(parts) == 4 and parts[0] == "assert" and parts[2].startswith("X_"):
+                (lower if parts[1] == ">=" else upper)[int(parts[2][2:])] = float(parts[3])
+    domain = os.path.join(workdir, "vgg16_box.json")
+    with open(domain, "w") as f:
+        json.dump({"lower": [lower[i] for i in range(len(lower))],
+                   "upper": [upper[i] for i in range(len(upper))]}, f)
+    return os.path.join(directory, "vgg16.onnx"), prop, domain
 
 
 def command(binary, method, model, prop, domain, limit):
@@ -188,28 +207,33 @@ def main():
     parser.add_argument("--models", nargs="+", default=["conv32", "resnet", "maxpool28", "nn4sys", "avgpool28"])
     parser.add_argument("--term-after", type=float, default=3.0)
     parser.add_argument("--no-term", action="store_true", help="skip the SIGTERM runs")
+    parser.add_argument("--vgg", help="a directory of bench/vgg_models.py's files: adds the model vgg16")
     parser.add_argument("--workdir", default="/tmp/reluopt_deadline_conv")
     parser.add_argument("--out", default=os.path.join(HERE, "results", "deadline_conv.md"))
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     binaries = ([("before", args.before)] if args.before else []) + [("after", args.reluopt)]
     rows = []
-    for name in args.models:
-        net, eps = models()[name]()
-        path = os.path.join(args.workdir, name + ".onnx")
-        if not os.path.exists(path):  # the models are fixed by their seeds: a file of an earlier run is the same
-            write_float_model(net, path)
-        prop, domain = write_problem(args.workdir, name, net, eps)
+    for name in args.models + (["vgg16"] if args.vgg else []):
+        if name == "vgg16":
+            path, prop, domain = vgg_problem(args.vgg, args.workdir)
+        else:
+            net, eps = models()[name]()
+            path = os.path.join(args.workdir, name + ".onnx")
+            if not os.path.exists(path):  # the models are fixed by their seeds: a file of an earlier run is the same
+                write_float_model(net, path)
+            prop, domain = write_problem(args.workdir, name, net, eps)
         for method in args.methods:
             for limit in args.limits:
-                row = {"model": name, "method": method, "limit": limit}
+                row = {"model": name, "method": method, "limit": limit, "load": os.getloadavg()[0]}
                 for label, binary in binaries:
                     row[label] = run(command(binary, method, path, prop, domain, limit))
                     print(name, method, limit, label, describe(row[label]), flush=True)
                 rows.append(row)
             if args.no_term:
                 continue
-            row = {"model": name, "method": method, "limit": f"SIGTERM at {args.term_after:g} s"}
+            row = {"model": name, "method": method, "limit": f"SIGTERM at {args.term_after:g} s",
+                   "load": os.getloadavg()[0]}
             for label, binary in binaries:
                 row[label] = run(command(binary, method, path, prop, domain, 60), args.term_after)
                 print(name, method, "term", label, describe(row[label]), flush=True)
@@ -226,11 +250,11 @@ def describe(r):
 
 
 def write_table(args, rows, labels):
-    head = "| model | method | limit s | " + " | ".join(
+    head = "| model | method | limit s | load | " + " | ".join(
         f"wall s {label} | answer s {label} | peak MB {label} | result {label}" for label in labels) + " |"
-    lines = [head, "|" + "---|" * (3 + 4 * len(labels))]
+    lines = [head, "|" + "---|" * (4 + 4 * len(labels))]
     for r in rows:
-        lines.append(f"| {r['model']} | {r['method']} | {r['limit']} | " +
+        lines.append(f"| {r['model']} | {r['method']} | {r['limit']} | {r['load']:.1f} | " +
                      " | ".join(describe(r[label]) for label in labels) + " |")
     summary = []
     for label in labels:

@@ -13,9 +13,13 @@ robustness, or a conjunction with a trivially true second conjunct):
   t = m* - delta  must be sat, its counterexample inside the set and satisfying the property by our numpy pass;
   t = m* + delta  must be unsat (timeout/unknown are allowed and counted, never a wrong answer),
 with delta = 1e-3 (1 + |m*|). A trial where bab and mip disagree or do not both prove is a finding as well.
+With --methods, more solve methods run on every margin beside bab and mip (enhanced, the default with a time
+limit, mip-cuts, partition, sampling, gradient, walk): each point must lie in the set with the margin our numpy
+pass gives it, at most every method's bound, and the optima of the methods that claim one must agree.
 
     /usr/bin/python3 bench/verify_crosscheck.py --reluopt build/reluopt [--trials 40] [--seed 1]
-        [--time-limit 20] [--width 8] [--maps 3] [--blocks 3] [--out bench/results/verify_crosscheck.md]
+        [--time-limit 20] [--width 8] [--maps 3] [--blocks 3] [--methods bab mip enhanced mip-cuts ...]
+        [--out bench/results/verify_crosscheck.md]
 """
 import argparse
 import json
@@ -198,9 +202,10 @@ def solve_margin(reluopt, model, lower, upper, row, n_in, outputs, j, c, method,
                            paths[1], "--time-limit", str(limit), "--threads", "2", "--quiet", "--json", paths[2]],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        return ("error: " + proc.stderr.strip()[:200], None, None)
+        return ("error: " + proc.stderr.strip()[:200], None, None, None)
     r = json.load(open(paths[2]))
-    return (r["status"], r.get("objective"), r.get("bound"))
+    x = None if r.get("x") is None else np.array(r["x"], dtype=float)
+    return (r["status"], r.get("objective"), r.get("bound"), x)
 
 
 def verify(reluopt, model, prop, limit, workdir):
@@ -240,6 +245,36 @@ def sample_set(rng, lower, upper, row, count):
     return np.array([p for p in x if in_set(p, lower, upper, row)])
 
 
+def margin_findings(solved, j, sampled, margin, lower, upper, row):
+    """What is wrong with the methods' answers on margin j: an error, a bound below a sampled margin or below
+    another method's point, a point outside the set or whose margin by our forward pass is not the reported
+    one, two optima that differ."""
+    findings, points, bounds, optima = [], {}, {}, {}
+    for m, (status, value, bound, x) in solved.items():
+        if status.startswith("error"):
+            findings.append(f"{m} margin {j}: {status}")
+            continue
+        if bound is not None:
+            bounds[m] = bound
+            if sampled > bound + 1e-7 * (1 + abs(bound)):
+                findings.append(f"{m} margin {j}: bound {bound:.9g} below sampled {sampled:.9g}")
+        if x is not None and value is not None:
+            if not in_set(x, lower - 1e-9, upper + 1e-9, row):
+                findings.append(f"{m} margin {j}: its point is outside the set")
+            elif abs(margin(x) - value) > 1e-6 * (1 + abs(value)):
+                findings.append(f"{m} margin {j}: reported {value:.9g}, our forward pass {margin(x):.9g}")
+            points[m] = value
+        if status == "optimal":
+            optima[m] = value
+    for m, value in points.items():
+        for n, bound in bounds.items():
+            if value > bound + 1e-6 * (1 + abs(bound)):
+                findings.append(f"margin {j}: {m}'s point {value:.9g} above {n}'s bound {bound:.9g}")
+    if optima and max(optima.values()) - min(optima.values()) > 1e-6 * (1 + abs(max(optima.values()))):
+        findings.append(f"margin {j}: optima differ: {optima}")
+    return findings
+
+
 def trial(args, index, workdir):
     """One network, its truth, and its two verify runs; returns a row of the table and a list of findings."""
     rng = np.random.default_rng([args.seed, index])
@@ -264,13 +299,9 @@ def trial(args, index, workdir):
     findings, margins = [], {}
     for j in (j for j in range(outputs) if j != c):
         solved = {m: solve_margin(args.reluopt, model, lower, upper, row, n_in, outputs, j, c, m, args.time_limit,
-                                  workdir) for m in ("bab", "mip")}
+                                  workdir) for m in args.methods}
         sampled = float(np.max(ys[:, j] - ys[:, c]))
-        for m, (status, value, bound) in solved.items():
-            if status.startswith("error"):
-                findings.append(f"{m} margin {j}: {status}")
-            elif bound is not None and sampled > bound + 1e-7 * (1 + abs(bound)):
-                findings.append(f"{m} margin {j}: bound {bound:.9g} below sampled {sampled:.9g}")
+        findings += margin_findings(solved, j, sampled, lambda x: forward(x)[j] - forward(x)[c], lower, upper, row)
         b, m = solved["bab"], solved["mip"]
         if b[0] == m[0] == "optimal":
             if abs(b[1] - m[1]) > 1e-6 * (1 + abs(b[1])):
@@ -315,9 +346,13 @@ def main():
     parser.add_argument("--maps", type=int, default=3, help="most channels of a convolution")
     parser.add_argument("--blocks", type=int, default=3, help="most blocks of layers")
     parser.add_argument("--only", type=int, nargs="*", help="run these trial indices only")
+    parser.add_argument("--methods", nargs="+", default=["bab", "mip"],
+                        help="the solve methods run on every margin (bab and mip among them: the truth)")
     parser.add_argument("--keep", help="write each trial's files into KEEP/trialN instead of a temporary folder")
     parser.add_argument("--out", default=os.path.join(HERE, "results", "verify_crosscheck.md"))
     args = parser.parse_args()
+    if "bab" not in args.methods or "mip" not in args.methods:
+        parser.error("--methods needs bab and mip: they give the truth")
     load_start = os.getloadavg()
     rows, findings = [], []
     with tempfile.TemporaryDirectory() as scratch:
@@ -331,7 +366,8 @@ def main():
     with open(args.out, "w") as f:
         f.write("# verify on random graph networks: answers against bab and mip\n\n")
         f.write(f"`/usr/bin/python3 bench/verify_crosscheck.py --trials {args.trials} --seed {args.seed} "
-                f"--time-limit {args.time_limit:g} --width {args.width} --maps {args.maps} --blocks {args.blocks}` (what it checks: the script's docstring). Load "
+                f"--time-limit {args.time_limit:g} --width {args.width} --maps {args.maps} --blocks {args.blocks} "
+                f"--methods {' '.join(args.methods)}` (what it checks: the script's docstring). Load "
                 f"{load_start[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} cores.\n\n")
         f.write(f"Findings: {len(findings)}\n\n")
         f.writelines(f"- {x}\n" for x in findings)

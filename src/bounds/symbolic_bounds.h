@@ -37,9 +37,11 @@ struct Propagation {
 // Linear bound propagation (DeepPoly / CROWN; docs/MATH.md §10) over the box [lo, hi]: layer by layer, the
 // bounds of h_k by back-substitution through the triangle relaxations of the earlier layers, then the
 // objective's upper bound the same way. `prior` (may be null) holds bounds already known to be valid on the
-// box; each result is the tighter of the two. Every bound carries a proven margin for round-off. Once
-// `deadline` (may be null) has expired, the neurons not yet reached keep their interval bounds (still valid), so
-// a propagation over wide layers ends within one block of rows of it.
+// box (typically those of a box containing it); each result is the tighter of it and the back-substitution's, and
+// in the first layer also of interval arithmetic (past the first, the prior takes the interval bounds' place).
+// Every bound carries a proven margin for round-off. Once `deadline` (may be null) has expired, the neurons not
+// yet reached keep their interval (or prior) bounds (still valid), so a propagation over wide layers ends within
+// one block of rows of it.
 // With `objective_only`, the last hidden layer's neurons on which the objective is concave (its coefficient
 // over them, c^T W_K e_j, <= 0) keep their interval (or prior) bounds: the objective's bound back-substitutes
 // them by a lower line alpha h, valid for every alpha in [0, 1] whatever their bounds, with alpha chosen at the

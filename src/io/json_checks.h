@@ -4,6 +4,7 @@
 // the check that an entry is a finite number.
 #include <istream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,5 +16,9 @@ nlohmann::json parse_json(std::istream& in, const std::string& file);
 
 // "" when `item` is a number, else what it is instead: "is not finite: null", "is not a number: \"a\"".
 std::string not_a_number(const nlohmann::json& item);
+
+// "" when every key of the object is one of `allowed`, else "unknown key 'x' (the keys are 'a', 'b')": a
+// misspelt key ("sens", "constnt") would otherwise be ignored and the file solve another problem.
+std::string unknown_key(const nlohmann::json& object, const std::vector<std::string>& allowed);
 
 }  // namespace reluopt::detail

@@ -39,6 +39,16 @@ std::string not_a_number(const json& item) {
   return std::string(non_finite ? "is not finite: " : "is not a number: ") + item.dump().substr(0, 40);
 }
 
+std::string unknown_key(const json& object, const std::vector<std::string>& allowed) {
+  for (const auto& item : object.items())
+    if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end()) {
+      std::string keys;
+      for (const std::string& key : allowed) keys += (keys.empty() ? "'" : ", '") + key + "'";
+      return "unknown key '" + item.key().substr(0, 40) + "' (the keys are " + keys + ")";
+    }
+  return "";
+}
+
 }  // namespace detail
 
 namespace {
@@ -46,6 +56,7 @@ namespace {
 using nlohmann::json;
 using detail::not_a_number;
 using detail::parse_json;
+using detail::unknown_key;
 
 Eigen::VectorXd number_vector(const json& value, const std::string& field, const std::string& file) {
   if (!value.is_array()) throw Error(file + ": " + field + " must be an array of numbers");
@@ -78,6 +89,8 @@ Domain read_domain(std::istream& in, const std::string& name) {
   const json doc = parse_json(in, file);
   if (!doc.is_object() || !doc.contains("lower") || !doc.contains("upper"))
     throw Error(file + " needs \"lower\" and \"upper\" arrays");
+  if (const std::string problem = unknown_key(doc, {"lower", "upper", "A", "b"}); !problem.empty())
+    throw Error(file + ": " + problem);
   Domain domain = Domain::box(number_vector(doc.at("lower"), "\"lower\"", file),
                               number_vector(doc.at("upper"), "\"upper\"", file));
   if (domain.lower.size() != domain.upper.size())
@@ -104,6 +117,9 @@ Domain read_domain(std::istream& in, const std::string& name) {
 ObjectiveTerm read_term(const json& item, const std::string& field, const std::string& file) {
   const std::string of = field.empty() ? "" : " of " + field;
   if (!item.is_object() || !item.contains("weights")) throw Error(file + ": " + field + " needs a \"weights\" array");
+  if (!field.empty())
+    if (const std::string problem = unknown_key(item, {"weights", "constant"}); !problem.empty())
+      throw Error(file + ": " + field + ": " + problem);
   ObjectiveTerm term;
   term.weights = number_vector(item.at("weights"), "\"weights\"" + of, file);
   if (item.contains("constant")) {
@@ -139,6 +155,8 @@ Objective read_objective(std::istream& in, const std::string& name) {
     throw Error(file + " needs a \"weights\" array or a \"disjuncts\" array");
   if (max_min && (doc.contains("weights") || doc.contains("constant")))
     throw Error(file + " gives \"disjuncts\" together with \"weights\" or \"constant\": give one form");
+  if (const std::string problem = unknown_key(doc, {"sense", "weights", "constant", "disjuncts"}); !problem.empty())
+    throw Error(file + ": " + problem);
   const json sense = doc.contains("sense") ? doc.at("sense") : json("max");
   Sense parsed = Sense::kMaximize;
   if (sense == "max" || sense == "maximize") parsed = Sense::kMaximize;

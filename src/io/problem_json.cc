@@ -66,12 +66,7 @@ class ProblemReader {
 void ProblemReader::check_keys(const json& object, const std::vector<std::string>& allowed,
                                const std::string& where) const {
   if (!object.is_object()) fail(where, "must be an object, not " + object.dump().substr(0, 40));
-  for (const auto& item : object.items())
-    if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end()) {
-      std::string keys;
-      for (const std::string& key : allowed) keys += (keys.empty() ? "'" : ", '") + key + "'";
-      fail(where, "unknown key '" + item.key() + "' (the keys are " + keys + ")");
-    }
+  if (const std::string problem = detail::unknown_key(object, allowed); !problem.empty()) fail(where, problem);
 }
 
 const json& ProblemReader::required(const json& object, const std::string& key, const std::string& where) const {

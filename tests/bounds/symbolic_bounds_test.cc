@@ -217,6 +217,37 @@ TEST(SymbolicRandomized, NoSampledPointEscapesTheBounds) {
   }
 }
 
+// bab's input splits: each half propagated with its parent's bounds as the prior (which, past the first layer, takes
+// the interval bounds' place), six halvings deep, with and without the concave neurons relaxed. Every bound of every
+// box holds at points sampled in it.
+TEST(SymbolicPrior, HalvesBoundedWithTheirParentsBoundsHoldAtSampledPoints) {
+  std::mt19937_64 rng(2027);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int d = 1 + static_cast<int>(rng() % 4), layers = 2 + static_cast<int>(rng() % 2);
+    std::vector<int> hidden;
+    for (int k = 0; k < layers; ++k) hidden.push_back(4 + static_cast<int>(rng() % 20));
+    const Network net = testing::random_network(d, hidden, 1, 3000 + trial);
+    const Eigen::VectorXd c = Eigen::VectorXd::Ones(1);
+    const bool objective_only = trial % 2 == 1;
+    Eigen::VectorXd lo = Eigen::VectorXd::Zero(d), hi = Eigen::VectorXd::Ones(d);
+    Propagation parent = propagate(net, lo, hi, c, 0.0, SplitState{}, nullptr, nullptr, objective_only);
+    for (int depth = 0; depth < 6; ++depth) {
+      const auto i = static_cast<Eigen::Index>(rng() % static_cast<std::uint64_t>(d));
+      (rng() % 2 ? lo : hi)[i] = 0.5 * (lo[i] + hi[i]);
+      Propagation child = propagate(net, lo, hi, c, 0.0, SplitState{}, &parent.bounds, nullptr, objective_only);
+      ASSERT_FALSE(child.empty);
+      const Domain box = Domain::box(lo, hi);  // the sampler keeps a reference
+      DomainSampler sampler(box, 0.5 * (lo + hi), 100 * trial + depth);
+      for (int s = 0; s < 200; ++s) {
+        const Eigen::VectorXd x = sampler.next();
+        EXPECT_LE(net.forward(x)[0], child.objective.upper) << "trial " << trial << " depth " << depth;
+        if (!objective_only) expect_contains(child.bounds, net, x);
+      }
+      parent = std::move(child);
+    }
+  }
+}
+
 // An expired deadline stops the back-substitution of intermediate neurons: they keep interval bounds (valid),
 // and the objective still gets a valid bound.
 TEST(SymbolicDeadline, ExpiredDeadlineKeepsIntervalBoundsAndAValidObjectiveBound) {

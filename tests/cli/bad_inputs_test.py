@@ -61,6 +61,13 @@ class BadInputs(unittest.TestCase):
         for cut in (50, len(text) // 2, len(text) - 20):
             self.assert_refused([self.write(f"cut{cut}.nnet", text[:cut])], f"cut{cut}.nnet", "line")
 
+    def test_nul_bytes_do_not_cut_the_message(self):
+        with open(os.path.join(FIXTURES, "nnet", "small.nnet"), "rb") as f:
+            lines = f.read().split(b"\n")
+        lines[7] = lines[7].replace(b",", b",\0", 1)
+        path = self.write("nul.nnet", b"\n".join(lines))
+        self.assert_refused([path], "nul.nnet' line 8", "\\x00")
+
     def test_models_the_reader_refuses(self):
         self.assert_refused([os.path.join(BAD, "opset29.onnx")], "uses opset 29", "opsets 7 to 28")
         self.assert_refused([os.path.join(BAD, "batch_input_3x6.onnx")], "[3,6]", "batch")
@@ -77,6 +84,8 @@ class BadInputs(unittest.TestCase):
             "truncated.json": ('{"lower": [0, 0', "malformed JSON"),
             "bytes.json": (b'{"lower": ["\xff"]}', "malformed JSON"),
             "rows.json": ('{"lower": [0], "upper": [1], "A": [[1]], "b": [1, 2]}', "1 rows"),
+            "key.json": ('{"lower": [0], "upper": [1], "lowr": [0.5]}',
+                         "unknown key 'lowr' (the keys are 'lower', 'upper', 'A', 'b')"),
         }
         for name, (content, word) in bad.items():
             path = self.write(name, content)
@@ -89,6 +98,10 @@ class BadInputs(unittest.TestCase):
             "sense.json": ('{"weights": [1], "sense": 3}', '"sense" must be'),
             "weight.json": ('{"weights": [null]}', 'entry 0 of "weights" is not finite: null'),
             "constant.json": ('{"weights": [1], "constant": "x"}', '"constant" is not a number: "x"'),
+            # a misspelt key would leave the default in place: maximize instead of minimize, constant 0
+            "sens.json": ('{"sens": "min", "weights": [1]}', "unknown key 'sens'"),
+            "term.json": ('{"disjuncts": [[{"weights": [1], "constnt": 2}]]}',
+                          "term 0 of disjunct 0: unknown key 'constnt' (the keys are 'weights', 'constant')"),
         }
         for name, (content, word) in bad.items():
             path = self.write(name, content)
