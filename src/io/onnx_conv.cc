@@ -74,10 +74,11 @@ void set_padding(const NodeContext& ctx, Window& w) {
 }
 
 // The window geometry of a node over an input of spatial dimensions `in` with a kernel of dimensions
-// `kernel`. `ceil_mode` (pooling) rounds the output size up: a max pooling (`partial_windows`) then takes the taps of
-// the last, partial window that lie in the input, a window that would start in the right padding dropped (ONNX's
-// MaxPool, as PyTorch's); another node is accepted only where rounding up changes nothing.
-Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel, bool partial_windows = false) {
+// `kernel`. `ceil_mode` (pooling) rounds the output size up: the last window may then be partial, its taps past the
+// input ignored. A window that would start in the right padding is dropped from opset 22 (MaxPool-22's and
+// AveragePool-22's text, PyTorch's rule, onnx's reference); before, the text's formula keeps it, with no element to
+// pool, so it is refused.
+Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
   Window w;
   w.in = in;
   w.kernel = kernel;
@@ -91,8 +92,8 @@ Window window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel, b
       ctx.fail("inconsistent shapes: kernel " + shape_string(kernel) + " does not fit input " + shape_string(in));
     std::int64_t out = span / w.strides[d] + 1;
     if (ceil_mode && span % w.strides[d] != 0) {
-      if (!partial_windows) ctx.fail("ceil_mode=1 with a partial last window is not supported");
       if (out * w.strides[d] < in[d] + w.pads[d]) ++out;  // the partial window starts before the right padding
+      else if (ctx.opset() < 22) ctx.fail_at_opset("a ceil_mode window wholly in the right padding (dropped from 22)");
     }
     w.out.push_back(out);
   }
@@ -354,7 +355,34 @@ Value conv_transpose_op(const NodeContext& ctx, const Inputs& inputs) {
   return apply_sparse(ctx, x, maps * win.out_size(), triplets, bias, shape);
 }
 
-// The mean over each window, per channel; padded positions count when count_include_pad=1.
+// The taps of each window (row-major over w.out) that lie in the padded input, [-pads before, in + pads after) in
+// every dimension: all of them but for a partial ceil_mode window, whose overhang past the padding does not count.
+std::vector<std::int64_t> padded_taps(const Window& w) {
+  const std::size_t rank = w.in.size();
+  std::vector<std::vector<std::int64_t>> per_axis(rank);
+  for (std::size_t d = 0; d < rank; ++d)
+    for (std::int64_t p = 0; p < w.out[d]; ++p) {
+      std::int64_t taps = 0;
+      for (std::int64_t k = 0; k < w.kernel[d]; ++k) {
+        const std::int64_t i = p * w.strides[d] - w.pads[d] + k * w.dilations[d];
+        taps += i >= -w.pads[d] && i < w.in[d] + w.pads[d + rank];
+      }
+      per_axis[d].push_back(taps);
+    }
+  std::vector<std::int64_t> taps(static_cast<std::size_t>(w.out_size()), 1);
+  Shape p(rank, 0);
+  for (std::int64_t& t : taps) {
+    for (std::size_t d = 0; d < rank; ++d) t *= per_axis[d][static_cast<std::size_t>(p[d])];
+    for (std::size_t d = rank; d-- > 0;) {  // odometer over the output
+      if (++p[d] < w.out[d]) break;
+      p[d] = 0;
+    }
+  }
+  return taps;
+}
+
+// The mean over each window, per channel; padded positions count when count_include_pad=1 (those of the padded
+// input: a partial ceil_mode window's overhang past the padding never counts, as in PyTorch and onnx's reference).
 Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& x = image_input(ctx, inputs);
   const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
@@ -363,15 +391,16 @@ Value average_pool_op(const NodeContext& ctx, const Inputs& inputs) {
   const Shape kernel = ints_attribute(ctx, "kernel_shape", x.shape.size() - 2, 1, 1);
   const Window win = window_of(ctx, Shape(x.shape.begin() + 2, x.shape.end()), kernel);
   const bool include_pad = int_attribute(ctx.node(), "count_include_pad", 0) != 0;
-  std::vector<int> count(static_cast<std::size_t>(win.out_size()), 0);
-  for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t) { ++count[out]; });
+  std::vector<std::int64_t> count(static_cast<std::size_t>(win.out_size()), 0);
+  if (include_pad) count = padded_taps(win);
+  else for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t) { ++count[out]; });
   const std::int64_t channels = x.shape[1];
   const Shape shape = with_channels(channels, win.out);
   check_taps(ctx, shape, num_elements({channels, win.out_size(), win.kernel_size()}));
   Triplets triplets;
   for (std::int64_t c = 0; c < channels; ++c)
     for_each_tap(win, [&](std::int64_t out, std::int64_t, std::int64_t in) {
-      const double n = include_pad ? static_cast<double>(win.kernel_size()) : count[out];
+      const double n = static_cast<double>(count[out]);
       triplets.emplace_back(c * win.out_size() + out, c * win.in_size() + in, 1.0 / n);
     });
   const Index rows = channels * win.out_size();
@@ -434,7 +463,7 @@ std::vector<std::vector<Index>> max_pool_windows(const NodeContext& ctx, const V
     const onnx::AttributeProto* k = find_attribute(ctx.node(), "kernel_shape");
     if (!k || static_cast<std::size_t>(k->ints_size()) != spatial.size())
       ctx.fail("kernel_shape must give one size per spatial dimension of " + shape_string(x.shape));
-    win = window_of(ctx, spatial, ints_attribute(ctx, "kernel_shape", spatial.size(), 1, 1), true);
+    win = window_of(ctx, spatial, ints_attribute(ctx, "kernel_shape", spatial.size(), 1, 1));
   }
   const std::int64_t channels = x.shape[1];
   out_shape = with_channels(channels, win.out);

@@ -2,8 +2,8 @@
 """Writes the ONNX fixtures of tests/io/onnx_opset_test.cc into tests/fixtures/opset/: every form that the accepted
 operators gained in opsets 18 to 28 (the axes input of ReduceMean, ReduceMax and ReduceMin, Split's num_outputs,
 Pad's axes input and wrap mode, Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric, AveragePool's
-dilations), ReduceMax and ReduceMin (opsets 13 to 20), MaxPool's partial ceil_mode windows (checked against
-PyTorch too), Dropout's ratio and training_mode inputs, CastLike, integer
+dilations), ReduceMax and ReduceMin (opsets 13 to 20), MaxPool's and AveragePool's partial ceil_mode windows
+(checked against PyTorch too), Dropout's ratio and training_mode inputs, CastLike, integer
 Div and the Constant forms of shape computations, and a model at opset 28.
 
 Each model is built node by node (make_pwl_fixtures.Graph) with its reference forward pass in numpy, written from
@@ -185,17 +185,42 @@ def ref_max_pool_ceil(x, kernel, strides, pads, dilations):
     return y
 
 
-def check_max_pool_ceil_against_torch(cases):
-    """The reference agrees with PyTorch's max_pool2d(ceil_mode=True), where torch can express the pads."""
+def ref_average_pool_ceil(x, kernel, strides, pads, count_include_pad):
+    """x [1,C,H,W] average-pooled with ceil_mode=1 (windows as ref_max_pool_ceil's): the sum of each window's taps in
+    the input over their number, or with count_include_pad over the number of its taps in the padded input."""
+    lengths = []
+    for n, k, s, (before, after) in zip(x.shape[2:], kernel, strides, pads):
+        out = math.ceil((n + before + after - k) / s) + 1
+        lengths.append(out - 1 if (out - 1) * s >= n + before else out)
+    y = np.zeros((1, x.shape[1], *lengths))
+    for i in range(lengths[0]):
+        for j in range(lengths[1]):
+            spans = [range(o * s - b, o * s - b + k) for o, s, (b, _), k in zip((i, j), strides, pads, kernel)]
+            rows, cols = ([r for r in span if 0 <= r < n] for span, n in zip(spans, x.shape[2:]))
+            padded = [len([r for r in span if -b <= r < n + a]) for span, n, (b, a) in zip(spans, x.shape[2:], pads)]
+            count = padded[0] * padded[1] if count_include_pad else len(rows) * len(cols)
+            y[0, :, i, j] = x[0][:, rows][:, :, cols].sum(axis=(1, 2)) / count
+    return y
+
+
+def check_ceil_pools_against_torch(max_cases, average_cases):
+    """The references agree with PyTorch's max_pool2d and avg_pool2d with ceil_mode=True, where torch can express
+    the pads."""
     import torch
+    F = torch.nn.functional
     rng = np.random.default_rng(5)
-    for shape, kernel, strides, pads, dilations in cases:
+    for shape, kernel, strides, pads, dilations in max_cases:
         if pads[0][0] != pads[0][1] or pads[1][0] != pads[1][1]:
             continue
         x = rng.uniform(-1, 1, shape)
-        theirs = torch.nn.functional.max_pool2d(torch.from_numpy(x), kernel, strides, (pads[0][0], pads[1][0]),
-                                                dilations, ceil_mode=True).numpy()
+        theirs = F.max_pool2d(torch.from_numpy(x), kernel, strides, (pads[0][0], pads[1][0]), dilations,
+                              ceil_mode=True).numpy()
         assert np.array_equal(ref_max_pool_ceil(x, kernel, strides, pads, dilations), theirs), (kernel, strides, pads)
+    for shape, kernel, strides, pads, include in average_cases:
+        x = rng.uniform(-1, 1, shape)
+        theirs = F.avg_pool2d(torch.from_numpy(x), kernel, strides, (pads[0][0], pads[1][0]), ceil_mode=True,
+                              count_include_pad=bool(include)).numpy()
+        assert np.allclose(ref_average_pool_ceil(x, kernel, strides, pads, include), theirs, rtol=0, atol=1e-15)
 
 
 MAX_POOL_CEIL = [  # input, kernel, strides, pads ((top, bottom), (left, right)), dilations
@@ -205,9 +230,24 @@ MAX_POOL_CEIL = [  # input, kernel, strides, pads ((top, bottom), (left, right))
 ]
 
 
+AVERAGE_POOL_CEIL = [  # input, kernel, strides, pads ((top, bottom), (left, right)), count_include_pad
+    ([1, 2, 5, 7], (2, 3), (2, 2), ((0, 0), (0, 0)), 0),  # partial last windows, no padding
+    ([1, 2, 5, 6], (2, 3), (2, 2), ((1, 1), (1, 1)), 1),  # padding counted, the overhang past it not
+    ([1, 2, 6, 5], (3, 3), (2, 2), ((1, 1), (1, 1)), 0),
+]
+
+
 def pool_models():
     nets = {}
-    check_max_pool_ceil_against_torch(MAX_POOL_CEIL)
+    check_ceil_pools_against_torch(MAX_POOL_CEIL, AVERAGE_POOL_CEIL)
+    for k, (shape, kernel, strides, pads, include) in enumerate(AVERAGE_POOL_CEIL):
+        g = OpsetGraph(shape, 238 + k, opset=22)  # AveragePool with ceil_mode=1 and partial windows
+        h = conv_relu(g, "x", 2)
+        fn = (lambda x, a=(kernel, strides, pads, include): ref_average_pool_ceil(x, *a))
+        p = g.op("AveragePool", [h], fn, list(fn(np.zeros(shape)).shape), kernel_shape=list(kernel),
+                 strides=list(strides), pads=[pads[0][0], pads[1][0], pads[0][1], pads[1][1]], ceil_mode=1,
+                 count_include_pad=include)
+        nets[f"average_pool_ceil_mode_{k}_opset22"] = (g, g.gemm(g.flatten(p), 2))
     for k, (shape, kernel, strides, pads, dilations) in enumerate(MAX_POOL_CEIL):
         g = OpsetGraph(shape, 235 + k, opset=22)  # MaxPool with ceil_mode=1 and partial windows
         h = g.conv("x", 2)
@@ -287,6 +327,10 @@ def refused_models():
     y = node(g, "Resize", ["x"], None, [1, 1, 4, 4], extra=["", floats(g, [1, 1, 2, 2])[0]], mode="nearest",
              coordinate_transformation_mode="half_pixel_symmetric")
     bad["resize_half_pixel_symmetric_opset18"] = g.model(g.gemm(g.flatten(y), 1))
+    g = OpsetGraph([1, 1, 5, 6], 255, opset=21)  # a ceil_mode window in the padding: undefined before opset 22
+    y = g.unary("AveragePool", "x", None, kernel_shape=[2, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)
+    g.shapes[y] = [1, 1, 4, 4]
+    bad["average_pool_ceil_window_in_padding_opset21"] = g.model(g.gemm(g.flatten(y), 1))
     g = OpsetGraph([1, 2], 254, opset=18)  # external data must lie in the model's folder
     m = g.model(g.gemm("x", 1))
     weight = m.graph.initializer[0]

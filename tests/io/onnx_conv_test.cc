@@ -133,7 +133,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadFixture{"softmax.onnx", {"unsupported ONNX operator 'Softmax'", "smooth activation"}},
         BadFixture{"sigmoid.onnx", {"unsupported ONNX operator 'Sigmoid'", "smooth activation"}},
         BadFixture{"conv_bad_group.onnx", {"inconsistent shapes", "(Conv)", "in 3 groups"}},
-        BadFixture{"avgpool_ceil_mode.onnx", {"ceil_mode=1", "(AveragePool)"}},
         BadFixture{"convtranspose_output_shape.onnx", {"output_shape is not supported", "(ConvTranspose)"}}),
     testing::bad_fixture_test_name);
 

@@ -1,6 +1,6 @@
 // The forms that the accepted operators gained in opsets 18 to 28 (ReduceMean's axes input, Split's num_outputs,
 // Pad's axes input and wrap mode, Resize's axes, keep_aspect_ratio_policy and half_pixel_symmetric, AveragePool's
-// dilations), ReduceMax and ReduceMin at opsets 13 to 20, MaxPool's partial ceil_mode windows, Dropout's inputs,
+// dilations), ReduceMax and ReduceMin at opsets 13 to 20, the pools' partial ceil_mode windows, Dropout's inputs,
 // CastLike, integer Div, the Constant forms of shape computations and a model at opset 28: fixtures and expected
 // outputs by tests/io/make_opset_fixtures.py, whose numpy forward pass, written from the operator definitions, agrees
 // with onnx's reference evaluator. Weights are doubles, so the network the reader builds must reproduce the outputs
@@ -49,7 +49,8 @@ TEST(OnnxOpset, EveryNewFormHasAFixture) {
         "resize_half_pixel_symmetric_opset19.onnx", "average_pool_dilations_exclude_pad_opset19.onnx",
         "average_pool_dilations_include_pad_opset19.onnx", "shape_div_castlike_dropout_opset21.onnx",
         "cast_transpose_opset28.onnx", "max_pool_ceil_mode_0_opset22.onnx", "max_pool_ceil_mode_1_opset22.onnx",
-        "max_pool_ceil_mode_2_opset22.onnx"})
+        "max_pool_ceil_mode_2_opset22.onnx", "average_pool_ceil_mode_0_opset22.onnx",
+        "average_pool_ceil_mode_1_opset22.onnx", "average_pool_ceil_mode_2_opset22.onnx"})
     EXPECT_TRUE(opset_expected().contains(file)) << file;
 }
 
@@ -110,6 +111,9 @@ INSTANTIATE_TEST_SUITE_P(
         testing::BadFixture{"resize_half_pixel_symmetric_opset18.onnx",
                             {"coordinate_transformation_mode 'half_pixel_symmetric' (from opset 19)",
                              "is not supported (opset 18)", "(Resize)"}},
+        testing::BadFixture{"average_pool_ceil_window_in_padding_opset21.onnx",
+                            {"a ceil_mode window wholly in the right padding (dropped from 22)",
+                             "is not supported (opset 21)", "(AveragePool)"}},
         testing::BadFixture{"external_data_outside_opset18.onnx",
                             {"tensor 'c0'", "external data location '../outside.bin' leaves the model's folder"}}),
     testing::bad_fixture_test_name);
