@@ -54,8 +54,7 @@ Shape ints_attribute(const NodeContext& ctx, const std::string& name, std::size_
 // auto_pad SAME_UPPER / SAME_LOWER choose the padding that makes out = ceil(in / stride), with the odd
 // pixel after (UPPER) or before (LOWER); VALID means no padding; NOTSET (the default) takes `pads`.
 void set_padding(const NodeContext& ctx, Window& w) {
-  const onnx::AttributeProto* auto_pad = find_attribute(ctx.node(), "auto_pad");
-  const std::string mode = auto_pad ? auto_pad->s() : "NOTSET";
+  const std::string mode = string_attribute(ctx.node(), "auto_pad", "NOTSET");
   const std::size_t rank = w.in.size();
   w.pads = Shape(2 * rank, 0);
   if (mode == "NOTSET") {
@@ -296,8 +295,7 @@ Value conv_op(const NodeContext& ctx, const Inputs& inputs) {
 Window transposed_window_of(const NodeContext& ctx, const Shape& in, const Shape& kernel) {
   const std::size_t rank = in.size();
   if (find_attribute(ctx.node(), "output_shape")) ctx.fail("output_shape is not supported (give pads)");
-  const onnx::AttributeProto* auto_pad = find_attribute(ctx.node(), "auto_pad");
-  const std::string mode = auto_pad ? auto_pad->s() : "NOTSET";
+  const std::string mode = string_attribute(ctx.node(), "auto_pad", "NOTSET");
   if (mode != "NOTSET" && mode != "VALID") ctx.fail("unsupported auto_pad '" + mode + "' (give pads)");
   Window w;
   w.in = in;

@@ -171,10 +171,13 @@ Value combine_rows(const NodeContext& ctx, const Value& v, Shape shape, const Sp
 const Value& input(const NodeContext& ctx, const Inputs& inputs, std::size_t k);
 const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);
 std::int64_t int_attribute(const onnx::NodeProto& node, const std::string& name, std::int64_t fallback);
+std::string string_attribute(const onnx::NodeProto& node, const std::string& name, const std::string& fallback);
 double float_attribute(const NodeContext& ctx, const std::string& name, double fallback);
 // Integer contents of a constant tensor (shapes, axes); `what` names it in errors.
 Shape to_ints(const NodeContext& ctx, const Value& v, const std::string& what);
 std::int64_t normalize_axis(const NodeContext& ctx, std::int64_t axis, std::size_t rank);
+// The axes normalized, in their order; a repeated axis is refused.
+Shape distinct_axes(const NodeContext& ctx, const Shape& axes, std::size_t rank);
 std::vector<std::int64_t> row_major_strides(const Shape& shape);
 
 Shape broadcast_shape(const NodeContext& ctx, const Shape& a, const Shape& b);

@@ -150,14 +150,7 @@ void scale_axis(const NodeContext& ctx, const Shape& shape, NearestAxis& a, cons
 // The axes of v resized as `t` says.
 std::vector<NearestAxis> scaled_axes(const NodeContext& ctx, const Value& v, const ResizeTarget& t) {
   const std::size_t rank = v.shape.size();
-  Shape axes;
-  std::vector<bool> listed(rank, t.axes.empty());
-  for (std::int64_t axis : t.axes) {
-    const std::int64_t d = normalize_axis(ctx, axis, rank);
-    if (listed[d]) ctx.fail("repeated axis " + std::to_string(axis));
-    listed[d] = true;
-    axes.push_back(d);
-  }
+  Shape axes = distinct_axes(ctx, t.axes, rank);
   if (t.axes.empty())
     for (std::size_t d = 0; d < rank; ++d) axes.push_back(static_cast<std::int64_t>(d));
   if ((t.sizes.empty() ? t.scales.size() : t.sizes.size()) != axes.size())
@@ -187,8 +180,7 @@ std::vector<NearestAxis> scaled_axes(const NodeContext& ctx, const Value& v, con
 }
 
 std::string mode_of(const NodeContext& ctx) {
-  const onnx::AttributeProto* mode = find_attribute(ctx.node(), "mode");
-  const std::string m = mode ? mode->s() : "nearest";
+  const std::string m = string_attribute(ctx.node(), "mode", "nearest");
   if (m != "nearest") ctx.fail("mode '" + m + "' is not supported (only nearest)");
   return m;
 }
@@ -210,11 +202,6 @@ Value upsample_op(const NodeContext& ctx, const Inputs& inputs) {
   return floor_resample(ctx, v, to_doubles(ctx, input(ctx, inputs, 1), "scales"));
 }
 
-std::string string_attribute(const NodeContext& ctx, const std::string& name, const std::string& fallback) {
-  const onnx::AttributeProto* a = find_attribute(ctx.node(), name);
-  return a ? a->s() : fallback;
-}
-
 // Resize-10 has the inputs (X, scales); from opset 11 (X, roi, scales, sizes), scales or sizes given.
 Value resize_op(const NodeContext& ctx, const Inputs& inputs) {
   mode_of(ctx);
@@ -226,12 +213,12 @@ Value resize_op(const NodeContext& ctx, const Inputs& inputs) {
   if (target.scales.empty() == target.sizes.empty()) ctx.fail("exactly one of scales and sizes must be given");
   if (const onnx::AttributeProto* a = find_attribute(ctx.node(), "axes"))
     target.axes.assign(a->ints().begin(), a->ints().end());
-  target.policy = string_attribute(ctx, "keep_aspect_ratio_policy", "stretch");
+  target.policy = string_attribute(ctx.node(), "keep_aspect_ratio_policy", "stretch");
   if (target.policy != "stretch" && target.policy != "not_larger" && target.policy != "not_smaller")
     ctx.fail("keep_aspect_ratio_policy '" + target.policy + "' is not supported");
   std::vector<NearestAxis> axes = scaled_axes(ctx, v, target);
-  const std::string t = string_attribute(ctx, "coordinate_transformation_mode", "half_pixel");
-  const std::string r = string_attribute(ctx, "nearest_mode", "round_prefer_floor");
+  const std::string t = string_attribute(ctx.node(), "coordinate_transformation_mode", "half_pixel");
+  const std::string r = string_attribute(ctx.node(), "nearest_mode", "round_prefer_floor");
   if (t != "half_pixel" && t != "asymmetric" && t != "pytorch_half_pixel" && t != "align_corners" &&
       t != "tf_half_pixel_for_nn" && t != "half_pixel_symmetric")
     ctx.fail("coordinate_transformation_mode '" + t + "' is not supported");

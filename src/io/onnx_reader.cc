@@ -357,6 +357,11 @@ std::int64_t int_attribute(const onnx::NodeProto& node, const std::string& name,
   return a ? a->i() : fallback;
 }
 
+std::string string_attribute(const onnx::NodeProto& node, const std::string& name, const std::string& fallback) {
+  const onnx::AttributeProto* a = find_attribute(node, name);
+  return a ? a->s() : fallback;
+}
+
 double float_attribute(const NodeContext& ctx, const std::string& name, double fallback) {
   const onnx::AttributeProto* a = find_attribute(ctx.node(), name);
   if (a && !std::isfinite(a->f())) ctx.fail("attribute " + name + " is not finite");
@@ -389,6 +394,18 @@ std::int64_t normalize_axis(const NodeContext& ctx, std::int64_t axis, std::size
   if (axis < -r || axis >= r)
     ctx.fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(r));
   return axis < 0 ? axis + r : axis;
+}
+
+Shape distinct_axes(const NodeContext& ctx, const Shape& axes, std::size_t rank) {
+  Shape normalized;
+  std::vector<bool> seen(rank, false);
+  for (std::int64_t axis : axes) {
+    const std::int64_t d = normalize_axis(ctx, axis, rank);
+    if (seen[d]) ctx.fail("repeated axis " + std::to_string(axis));
+    seen[d] = true;
+    normalized.push_back(d);
+  }
+  return normalized;
 }
 
 // ---- Tensor data ----
@@ -850,11 +867,7 @@ Value unsqueeze_op(const NodeContext& ctx, const Inputs& inputs) {
   const Shape axes = axes_of(ctx, inputs);
   const std::size_t rank = v.shape.size() + axes.size();
   std::vector<bool> inserted(rank, false);
-  for (std::int64_t axis : axes) {
-    const std::int64_t k = normalize_axis(ctx, axis, rank);
-    if (inserted[k]) ctx.fail("repeated axis " + std::to_string(axis));
-    inserted[k] = true;
-  }
+  for (std::int64_t k : distinct_axes(ctx, axes, rank)) inserted[k] = true;
   Shape shape;
   auto source = v.shape.begin();
   for (std::size_t k = 0; k < rank; ++k) shape.push_back(inserted[k] ? 1 : *source++);

@@ -174,13 +174,10 @@ Shape pads_of(const NodeContext& ctx, const Inputs& inputs, std::size_t rank) {
   if (given.size() != 2 * axes.size())
     ctx.fail("pads has " + std::to_string(given.size()) + " entries for " + std::to_string(axes.size()) + " axes");
   Shape pads(2 * rank, 0);
-  std::vector<bool> seen(rank, false);
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const std::int64_t d = normalize_axis(ctx, axes[i], rank);
-    if (seen[d]) ctx.fail("repeated axis " + std::to_string(axes[i]));
-    seen[d] = true;
-    pads[d] = given[i];
-    pads[d + rank] = given[i + axes.size()];
+  const Shape dims = distinct_axes(ctx, axes, rank);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    pads[dims[i]] = given[i];
+    pads[dims[i] + rank] = given[i + dims.size()];
   }
   return pads;
 }
@@ -189,8 +186,7 @@ Shape pads_of(const NodeContext& ctx, const Inputs& inputs, std::size_t rank) {
 // (opset 19) the element one period away, each a selection of elements; negative pads crop.
 Value pad_op(const NodeContext& ctx, const Inputs& inputs) {
   const Value& data = input(ctx, inputs, 0);
-  const onnx::AttributeProto* mode_attribute = find_attribute(ctx.node(), "mode");
-  const std::string mode = mode_attribute ? mode_attribute->s() : "constant";
+  const std::string mode = string_attribute(ctx.node(), "mode", "constant");
   if (mode == "wrap" && ctx.opset() < 19) ctx.fail_at_opset("mode 'wrap' (from opset 19)");
   if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
     ctx.fail("mode '" + mode + "' is not supported (constant, edge, reflect or wrap)");

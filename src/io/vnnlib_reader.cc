@@ -79,12 +79,12 @@ std::size_t hash_of(const Atom& atom) {
   return h;
 }
 
-// A conjunction of atoms (indices into Reader::atoms_). Conjoining appends, which may repeat atoms; the list
-// is compacted (sorted, each atom once) whenever it has doubled since it last was, so that it holds fewer than
-// twice its distinct atoms (plus a few) at an amortized cost of O(log) per atom appended.
-// A conjunction of atoms: its own, and those of a shared base. An image property bounds every input (301056
-// atoms for a 224 x 224 RGB image) and then asserts a disjunction over the other classes (999 disjuncts): each
-// disjunct shares the bounds as one base instead of a copy, which took 1.2 GB and 999 sorts.
+// A conjunction of atoms (indices into Reader::atoms_): its own, and those of a shared base. An image property
+// bounds every input (301056 atoms for a 224 x 224 RGB image) and then asserts a disjunction over the other classes
+// (999 disjuncts): each disjunct shares the bounds as one base instead of a copy, which took 1.2 GB and 999 sorts.
+// Conjoining appends, which may repeat atoms; the own list is compacted (sorted, each atom once) whenever it has
+// doubled since it last was, so that it holds fewer than twice its distinct atoms (plus a few) at an amortized cost
+// of O(log) per atom appended.
 class Conjunction {
  public:
   using Atoms = std::vector<int>;
@@ -94,11 +94,7 @@ class Conjunction {
     compact_when_doubled();
   }
   void add(const Conjunction& other) {
-    if (other.base_ && !base_) {
-      base_ = other.base_;
-    } else if (other.base_ && other.base_ != base_) {
-      atoms_.insert(atoms_.end(), other.base_->begin(), other.base_->end());
-    }
+    if (other.base_) share(other.base_);
     atoms_.insert(atoms_.end(), other.atoms_.begin(), other.atoms_.end());
     compact_when_doubled();
   }
