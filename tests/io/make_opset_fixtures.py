@@ -331,6 +331,12 @@ def refused_models():
     y = g.unary("AveragePool", "x", None, kernel_shape=[2, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)
     g.shapes[y] = [1, 1, 4, 4]
     bad["average_pool_ceil_window_in_padding_opset21"] = g.model(g.gemm(g.flatten(y), 1))
+    g = OpsetGraph([1, 2, 3, 3], 256, opset=18)  # Pad-18's axes name axis 2 twice (-2 is 2 in rank 4)
+    y = node(g, "Pad", ["x"], None, [1, 2, 5, 3], extra=[ints(g, [1, 0, 1, 0]), "", ints(g, [2, -2])])
+    bad["pad_repeated_axes_opset18"] = g.model(g.gemm(g.flatten(y), 1))
+    g = OpsetGraph([1, 1, 2, 2], 257, opset=18)  # Resize-18's axes name axis 3 twice
+    y = node(g, "Resize", ["x"], None, [1, 1, 2, 4], extra=["", floats(g, [2, 2])[0]], mode="nearest", axes=[3, -1])
+    bad["resize_repeated_axes_opset18"] = g.model(g.gemm(g.flatten(y), 1))
     g = OpsetGraph([1, 2], 254, opset=18)  # external data must lie in the model's folder
     m = g.model(g.gemm("x", 1))
     weight = m.graph.initializer[0]

@@ -114,6 +114,8 @@ INSTANTIATE_TEST_SUITE_P(
         testing::BadFixture{"average_pool_ceil_window_in_padding_opset21.onnx",
                             {"a ceil_mode window wholly in the right padding (dropped from 22)",
                              "is not supported (opset 21)", "(AveragePool)"}},
+        testing::BadFixture{"pad_repeated_axes_opset18.onnx", {"repeated axis -2", "(Pad)"}},
+        testing::BadFixture{"resize_repeated_axes_opset18.onnx", {"repeated axis -1", "(Resize)"}},
         testing::BadFixture{"external_data_outside_opset18.onnx",
                             {"tensor 'c0'", "external data location '../outside.bin' leaves the model's folder"}}),
     testing::bad_fixture_test_name);
