@@ -54,6 +54,7 @@ struct Substitution {
   Eigen::VectorXd r;
   std::vector<int> free;        // u_j = v[free[j]]
   std::vector<bool> eliminates; // per constraint: it was solved for a variable (and needs no row)
+  bool contradiction = false;   // an equality that fixes the last variable outside its box (or off the integers)
 };
 
 // The variable to solve a^T v = beta for: continuous, not yet eliminated, with |a_j| at least 1e-3 of the largest
@@ -134,9 +135,27 @@ bool eliminate(const Eigen::VectorXd& a, double beta, const std::vector<bool>& i
   return true;
 }
 
+// The equality a_p u_p == beta on the last variable left, p: it fixes u_p's box to beta / a_p instead of
+// eliminating it, since every method needs an input (a box of width zero is one). A value outside the box, or
+// off the integers for an integer variable, is a contradiction: the model has no point. False when a_p is 0.
+bool fix_last(const Eigen::VectorXd& a, double beta, const std::vector<bool>& gone, Box& box, bool& contradiction) {
+  const int p = static_cast<int>(std::find(gone.begin(), gone.end(), false) - gone.begin());
+  if (a[p] == 0.0) return false;
+  double value = beta / a[p];
+  if (box.integer[static_cast<std::size_t>(p)]) {
+    contradiction = contradiction || !is_whole(value);
+    value = std::round(value);
+  }
+  const double slack = 1e-9 * std::max(1.0, std::abs(value));
+  contradiction = contradiction || value < box.lower[p] - slack || value > box.upper[p] + slack;
+  box.lower[p] = box.upper[p] = std::clamp(value, box.lower[p], box.upper[p]);
+  return true;
+}
+
 // A model without an equality on variables alone keeps v: R = I, stored sparse, since a network's input can be
 // thousands of variables wide. The elimination itself works on a dense n x n matrix.
-Substitution substitute_equalities(const Model& model, const std::vector<bool>& integer) {
+Substitution substitute_equalities(const Model& model, Box& box) {
+  const std::vector<bool>& integer = box.integer;
   const int n = model.num_variables();
   Substitution s{SparseMap(n, n), Eigen::VectorXd::Zero(n), {}, {}};
   const bool any = std::any_of(model.constraints.begin(), model.constraints.end(), [](const LinearConstraint& c) {
@@ -151,8 +170,10 @@ Substitution substitute_equalities(const Model& model, const std::vector<bool>& 
     const bool equality = c.sense == ConstraintSense::kEqual && !c.expr.has_outputs();
     const Eigen::VectorXd a = equality ? variable_row(model, c.expr) : Eigen::VectorXd();
     const Eigen::VectorXd over_u = equality ? Eigen::VectorXd(R.transpose() * a) : Eigen::VectorXd();
-    s.eliminates.push_back(equality &&
-                           eliminate(over_u, c.rhs - c.expr.constant - a.dot(s.r), integer, read, gone, R, s.r));
+    const double beta = c.rhs - c.expr.constant - (equality ? a.dot(s.r) : 0.0);
+    const bool last = std::count(gone.begin(), gone.end(), false) == 1;
+    s.eliminates.push_back(equality && (last ? fix_last(over_u, beta, gone, box, s.contradiction)
+                                             : eliminate(over_u, beta, integer, read, gone, R, s.r)));
     if (equality && !s.eliminates.back() && on_integers_alone(over_u, integer))
       throw Error("constraint " + std::to_string(k) + (c.name.empty() ? "" : " ('" + c.name + "')") +
                   ": an equality over integer variables alone needs one whose coefficient divides the others and "
@@ -439,6 +460,8 @@ void add_constraint_rows(const Model& model, const Substitution& input, const Bo
     append_constraint(domain.A, domain.b, row, ConstraintSense::kLessEqual, box.upper[i] - input.r[i]);
     append_constraint(domain.A, domain.b, row, ConstraintSense::kGreaterEqual, box.lower[i] - input.r[i]);
   }
+  if (input.contradiction)  // 0 <= -1: the domain stays empty
+    append_constraint(domain.A, domain.b, Eigen::VectorXd::Zero(input.R.cols()), ConstraintSense::kLessEqual, -1.0);
 }
 
 // The box of u and its integer flags, and the map back to v.
@@ -497,8 +520,8 @@ Objective reduced_objective(const Model& model, const ReducedModel& reduced) {
 ReducedModel reduce(const Model& model) {
   model.validate();
   ReducedModel reduced;
-  const Box box = variable_box(model);
-  const Substitution input = substitute_equalities(model, box.integer);
+  Box box = variable_box(model);
+  const Substitution input = substitute_equalities(model, box);
   set_input(model, box, input, reduced);
   if (is_plain(model, input)) {
     reduced.composite = model.networks[0].network;

@@ -4,6 +4,7 @@
 // on variables, the methods run over the variables it leaves.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -46,7 +47,22 @@ const testing::ModelOptimum& exact_optimum(Sense sense, bool balance) {
   return known.at(key);
 }
 
-class ModelSolve : public ::testing::TestWithParam<Method> {};
+class ModelSolve : public ::testing::TestWithParam<Method> {
+ protected:
+  // The method under test on one thread.
+  static SolveOptions options(std::uint64_t seed = 3) {
+    SolveOptions options;
+    options.method = GetParam();
+    options.threads = 1;
+    options.seed = seed;
+    return options;
+  }
+  static RunControl twenty_seconds() {
+    RunControl control;
+    control.time_limit = 20.0;
+    return control;
+  }
+};
 
 TEST_P(ModelSolve, ReachesTheModelsOptimumOnTheComposite) {
   for (const auto& [sense, balance] : {std::pair{Sense::kMaximize, false}, std::pair{Sense::kMinimize, false},
@@ -56,12 +72,8 @@ TEST_P(ModelSolve, ReachesTheModelsOptimumOnTheComposite) {
     const testing::ModelOptimum& exact = exact_optimum(sense, balance);
     ASSERT_TRUE(exact.feasible);
     const ReducedModel r = reduce(m);
-    SolveOptions options;
-    options.method = GetParam();
-    options.threads = 1;
-    options.seed = 3;
-    RunControl control;
-    control.time_limit = 20.0;
+    const SolveOptions options = ModelSolve::options();
+    const RunControl control = twenty_seconds();
     const SolveResult result = solve(*r.composite, r.domain, r.objective, options, control);
     ASSERT_NE(result.status, SolveStatus::kNoSolution);
     const ModelPoint p = evaluate(m, r.variables(result.x));
@@ -86,11 +98,8 @@ TEST_P(ModelSolve, RowsOnVariablesThatNoPointMeetsGiveInfeasible) {
   m.constraints.push_back(
       testing::make_constraint({{R::variable(0, 0), 1.0}, {R::variable(1, 0), 1.0}}, ConstraintSense::kGreaterEqual, 3.5));
   ASSERT_FALSE(testing::brute_force_model(m).feasible);
-  SolveOptions options;
-  options.method = GetParam();
-  options.threads = 1;
-  RunControl control;
-  control.time_limit = 20.0;
+  const SolveOptions options = ModelSolve::options(0);
+  const RunControl control = twenty_seconds();
   const ModelResult got = solve(m, options, control);
   EXPECT_EQ(got.result.status, SolveStatus::kInfeasible);
   EXPECT_FALSE(got.point.has_value());
@@ -113,12 +122,8 @@ TEST_P(ModelSolve, AChoiceOfOneOptionIsSolvedByEveryMethod) {
   m.objective = {{{R::output(0, 0), 1.0}, {R::variable(1, 1), -0.1}, {R::variable(1, 2), 0.05}}, 0.0};
   const testing::ModelOptimum exact = testing::brute_force_model(m);
   ASSERT_TRUE(exact.feasible);
-  SolveOptions options;
-  options.method = GetParam();
-  options.threads = 1;
-  options.seed = 3;
-  RunControl control;
-  control.time_limit = 20.0;
+  const SolveOptions options = ModelSolve::options();
+  const RunControl control = twenty_seconds();
   const ModelResult got = solve(m, options, control);
   if (GetParam() == Method::kBab || GetParam() == Method::kMip) {
     testing::expect_oracles_answer(m, exact, got);
@@ -131,6 +136,41 @@ TEST_P(ModelSolve, AChoiceOfOneOptionIsSolvedByEveryMethod) {
   EXPECT_EQ(n.sum(), 1.0);
   // A point may cross the output row by model_tolerance (1e-6 here) and gain that much, times the row's slope.
   EXPECT_LE(got.point->objective, exact.objective + 1e-5) << "beyond the optimum, violation " << got.point->max_violation;
+}
+
+// Equalities that fix every variable: x0 - x1 == 0.25 and x1 == 0.5 eliminate x0 and x1, and 2 n == 4 fixes the
+// last variable's box to n = 2 (every method needs an input). Every method finds the one point; a last equality
+// that puts n off the integers (2 n == 3) or outside its box (n == 5) leaves none: `infeasible`, not an error.
+TEST_P(ModelSolve, EqualitiesThatFixEveryVariableLeaveOnePointOrNone) {
+  const auto fixed_model = [](double coefficient, double rhs) {
+    Model m;
+    m.variables = {{"x", Eigen::Vector2d::Zero(), Eigen::Vector2d::Ones(), {}},
+                   {"n", Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 3.0), {true}}};
+    m.networks = {{"f", std::make_shared<const Network>(testing::random_network(3, {4}, 1, 93)), {0, 1, 2}, ""}};
+    m.constraints = {
+        testing::make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), -1.0}}, ConstraintSense::kEqual, 0.25),
+        testing::make_constraint({{R::variable(0, 1), 1.0}}, ConstraintSense::kEqual, 0.5),
+        testing::make_constraint({{R::variable(1, 0), coefficient}}, ConstraintSense::kEqual, rhs)};
+    m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), 0.1}}, 0.0};
+    return m;
+  };
+  const SolveOptions options = ModelSolve::options();
+  const RunControl control = twenty_seconds();
+  const Model m = fixed_model(2.0, 4.0);
+  const ModelResult got = solve(m, options, control);
+  ASSERT_TRUE(got.point.has_value()) << status_name(got.result.status);
+  EXPECT_EQ(got.point->v, Eigen::Vector3d(0.75, 0.5, 2.0));
+  EXPECT_EQ(got.point->max_violation, 0.0);
+  EXPECT_EQ(got.result.objective, evaluate(m, Eigen::Vector3d(0.75, 0.5, 2.0)).objective);
+  if (GetParam() == Method::kBab || GetParam() == Method::kMip) {
+    EXPECT_EQ(got.result.status, SolveStatus::kOptimal);
+  }
+  for (const auto& [coefficient, rhs] : {std::pair{2.0, 3.0}, std::pair{1.0, 5.0}}) {
+    SCOPED_TRACE(rhs);
+    const ModelResult none = solve(fixed_model(coefficient, rhs), options, control);
+    EXPECT_EQ(none.result.status, SolveStatus::kInfeasible);
+    EXPECT_FALSE(none.point.has_value());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, ModelSolve,

@@ -442,6 +442,36 @@ TEST(ModelReduction, AnEqualityOverIntegersIsSolvedForAVariableWhoseCoefficientD
   }
 }
 
+// An equality on the last variable left fixes its box instead of eliminating it: u keeps one coordinate, of width
+// zero, and maps to the one point. The same equality outside the box, or off the integers for an integer
+// variable, leaves a domain that no u meets (a row 0 <= -1).
+TEST(ModelReduction, AnEqualityOnTheLastVariableFixesItsBox) {
+  using R = Reference;
+  Model m;
+  m.variables = {block("x", {0, -1}, {1, 1}), block("n", {0}, {3}, {true})};
+  m.networks = {{"f", shared(random_network(3, {4}, 1, 71)), {0, 1, 2}, ""}};
+  m.objective = expr({{R::output(0, 0), 1.0}});
+  const auto with_last = [&](double coefficient, double rhs) {
+    Model fixed = m;
+    fixed.constraints = {
+        testing::make_constraint({{R::variable(0, 0), 1.0}, {R::variable(0, 1), 2.0}}, ConstraintSense::kEqual, 0.5),
+        testing::make_constraint({{R::variable(0, 1), 1.0}}, ConstraintSense::kEqual, -0.25),
+        testing::make_constraint({{R::variable(1, 0), coefficient}}, ConstraintSense::kEqual, rhs)};
+    return reduce(fixed);
+  };
+  const ReducedModel r = with_last(3.0, 6.0);
+  ASSERT_EQ(r.domain.dim(), 1);
+  EXPECT_EQ(r.integer, (std::vector<bool>{true}));
+  EXPECT_EQ(r.domain.lower[0], 2.0);
+  EXPECT_EQ(r.domain.upper[0], 2.0);
+  EXPECT_EQ(r.variables(Eigen::VectorXd::Constant(1, 2.0)), Eigen::Vector3d(1.0, -0.25, 2.0));
+  EXPECT_LE(r.domain.max_violation(Eigen::VectorXd::Constant(1, 2.0)), 0.0);
+  for (const auto& [coefficient, rhs] : {std::pair{3.0, 5.0}, std::pair{1.0, 4.0}, std::pair{1.0, -1.0}}) {
+    const ReducedModel none = with_last(coefficient, rhs);
+    EXPECT_GT(none.domain.max_violation(Eigen::VectorXd::Constant(1, none.domain.lower[0])), 0.0) << rhs;
+  }
+}
+
 TEST(ModelReduction, ModelWithoutNetworksIsTheIdentity) {
   Model m;
   m.variables = {block("x", {0, 1}, {2, 3}, {true, false})};
