@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -33,6 +34,21 @@ sys.path.insert(0, HERE)
 from netgen import forward, make_network, write_onnx  # noqa: E402
 
 METHODS = ["default", "mip", "mip-cuts", "partition", "bab", "enhanced", "sampling", "gradient", "walk"]
+
+
+def draw_input(rng, blocks, refs, longer=0):
+    """A network's input (as the problem file writes it) and its size: a whole block, indices into one (up to
+    `longer` more than the block has, so some repeat), or a list of references."""
+    blk = blocks[rng.integers(len(blocks))]
+    n = len(blk["lower"])
+    style = rng.integers(3)
+    if style == 0:
+        return blk["name"], n
+    if style == 1:
+        idx = [int(i) for i in rng.integers(0, n, size=rng.integers(1, n + 1 + longer))]
+        return {"name": blk["name"], "indices": idx}, len(idx)
+    pick = [refs[i] for i in rng.integers(0, len(refs), size=rng.integers(1, 4))]
+    return pick, len(pick)
 
 
 def draw_model(rng, workdir, trial):
@@ -47,17 +63,7 @@ def draw_model(rng, workdir, trial):
     refs = ["%s[%d]" % (blk["name"], i) for blk in blocks for i in range(len(blk["lower"]))]
     networks, layers = [], {}
     for k in range(rng.integers(1, 4)):
-        blk = blocks[rng.integers(len(blocks))]
-        n = len(blk["lower"])
-        style = rng.integers(3)
-        if style == 0:
-            inp, dim = blk["name"], n
-        elif style == 1:
-            idx = [int(i) for i in rng.integers(0, n, size=rng.integers(1, n + 1))]
-            inp, dim = {"name": blk["name"], "indices": idx}, len(idx)
-        else:
-            pick = [refs[i] for i in rng.integers(0, len(refs), size=rng.integers(1, 4))]
-            inp, dim = pick, len(pick)
+        inp, dim = draw_input(rng, blocks, refs)
         hidden = [int(h) for h in rng.integers(3, 9, size=rng.integers(1, 3))]
         name = "f%d" % k
         net = make_network(dim, hidden, seed=int(rng.integers(1 << 30)), outputs=int(rng.integers(1, 3)))
@@ -110,7 +116,11 @@ def ref_value(ref, values, outputs):
 
 
 def outputs_at(model, layers, values):
-    return {nw["name"]: forward(layers[nw["name"]], network_input(nw, values)) for nw in model["networks"]}
+    """Each network's outputs: layers[name] is a list of (W, b), or an object with its own forward(x)
+    (model_probe.GraphNet)."""
+    def run(net, x):
+        return net.forward(x) if hasattr(net, "forward") else forward(net, x)
+    return {nw["name"]: run(layers[nw["name"]], network_input(nw, values)) for nw in model["networks"]}
 
 
 def linear(terms, values, model, layers):
@@ -153,22 +163,26 @@ def enumerate_optimum(model, layers):
 
 
 def run_method(args, path, method):
+    """The result JSON of one run, with its wall time under "wall"; {"error": ..., "wall"} on a non-zero exit."""
     out = path[:-len(".json")] + "_%s.result.json" % method
     cmd = [args.reluopt, "solve", "--problem", path, "--time-limit", str(args.time_limit), "--quiet",
            "--threads", "1", "--seed", "1", "--json", out]
     if method != "default":
         cmd += ["--method", method]
+    start = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.time_limit + 30)
+    wall = time.monotonic() - start
     if proc.returncode != 0:
-        return {"error": "exit %d: %s" % (proc.returncode, proc.stderr.strip()[-300:])}
+        return {"error": "exit %d: %s" % (proc.returncode, proc.stderr.strip()[-300:]), "wall": wall}
     with open(out) as f:
-        return json.load(f)
+        res = json.load(f)
+    res["wall"] = wall
+    return res
 
 
-def check_trial(args, model, layers, path, answers, truth):
-    problems = []
-    sign = 1.0 if model["sense"] == "max" else -1.0
-    tol = 1e-6 * max([1.0] + [abs(v) for c in model["constraints"] for k, v in c.items() if k != "terms"])
+def reported_points(answers, tol, evaluate, problems):
+    """{method: objective} of every reported point that evaluate(values) -> (largest violation, objective) finds
+    within tol and worth what the method says; the others, and every error, appended to problems."""
     points = {}
     for method, res in answers.items():
         if "error" in res:
@@ -176,14 +190,25 @@ def check_trial(args, model, layers, path, answers, truth):
             continue
         if res.get("variables"):
             values = {k: np.array(v, dtype=float) for k, v in res["variables"].items()}
-            viol = violation(model, layers, values)
-            value = linear(model["objective"]["terms"], values, model, layers) + model["objective"]["constant"]
+            viol, value = evaluate(values)
             if viol > tol:
                 problems.append("%s: point violates by %.3g" % (method, viol))
             elif abs(value - res["objective"]) > 1e-6 * max(1.0, abs(value)):
                 problems.append("%s: reported objective %r, ours %r" % (method, res["objective"], value))
             else:
                 points[method] = value
+    return points
+
+
+def check_trial(args, model, layers, path, answers, truth):
+    problems = []
+    sign = 1.0 if model["sense"] == "max" else -1.0
+    tol = 1e-6 * max([1.0] + [abs(v) for c in model["constraints"] for k, v in c.items() if k != "terms"])
+
+    def evaluate(values):
+        return (violation(model, layers, values),
+                linear(model["objective"]["terms"], values, model, layers) + model["objective"]["constant"])
+    points = reported_points(answers, tol, evaluate, problems)
     best = max([sign * v for v in points.values()], default=-np.inf)
     if truth is not None and np.isfinite(truth):
         best = max(best, sign * truth)
