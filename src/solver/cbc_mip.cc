@@ -115,6 +115,20 @@ std::unique_ptr<OsiClpSolverInterface> load(const LinearModel& model) {
   return solver;
 }
 
+// CBC 2.10 calls a feasible MIP infeasible when its numbers are large: with a fractional binary whose big-M
+// column holds 1.4e9 it chooses no branch at the root ("branching on -1") and ends the search without a point
+// (docs/SOLVER-NOTES.md, "CBC"). Its infeasibility is a proof only when every coefficient, bound and right side
+// lies below kTrustedMagnitude; 1.3e9 was still solved.
+constexpr double kTrustedMagnitude = 1e9;
+
+bool below_trusted_magnitude(const LinearModel& model) {
+  const auto small = [](double v) { return !std::isfinite(v) || std::abs(v) < kTrustedMagnitude; };
+  for (const auto* values : {&model.col_lower(), &model.col_upper(), &model.row_value(), &model.row_lower(),
+                             &model.row_upper()})
+    if (!std::all_of(values->begin(), values->end(), small)) return false;
+  return true;
+}
+
 }  // namespace
 
 int cbc_how_often(int cut_frequency) { return cut_frequency < 0 ? -99 : cut_frequency; }
@@ -209,7 +223,8 @@ MipResult solve_mip_cbc(const LinearModel& model, const Deadline& deadline, cons
     if (proven_optimal && result.objective) {
       result.status = MipStatus::kOptimal;
       result.bound = std::max(result.bound == kInfinity ? *result.objective : result.bound, *result.objective);
-    } else if (ran && cbc.isProvenInfeasible() && !stopped_early && !result.objective) {
+    } else if (ran && cbc.isProvenInfeasible() && !stopped_early && !result.objective &&
+               below_trusted_magnitude(model)) {
       result.status = MipStatus::kInfeasible;
     } else {
       result.status = result.objective ? MipStatus::kFeasible : MipStatus::kNoSolution;

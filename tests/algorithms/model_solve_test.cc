@@ -173,6 +173,28 @@ TEST_P(ModelSolve, EqualitiesThatFixEveryVariableLeaveOnePointOrNone) {
   }
 }
 
+// Numbers where CBC 2.10 misreports: integers in [0, 1.4e9] put big-M coefficients of 1.4e9 into the model MIP,
+// and CBC ends its root without a branch, calling the model infeasible (solver/cbc_mip.cc, kTrustedMagnitude).
+// x0 = 1.4e9, x1 = 0 is the optimum, 2.1e9 - 0.1: no method answers `infeasible`, and bab proves it.
+TEST_P(ModelSolve, LargeNumbersAreNeverCalledInfeasible) {
+  Model m;
+  m.variables = {{"n", Eigen::Vector2d::Zero(), Eigen::Vector2d::Constant(1.4e9), {true, true}}};
+  m.networks = {{"f",
+                 std::make_shared<const Network>(std::vector<DenseLayer>{
+                     DenseLayer{Eigen::MatrixXd{{1.0, -1.0}, {0.5, 0.25}}, Eigen::VectorXd{{0.1, -0.2}}},
+                     DenseLayer{Eigen::MatrixXd{{1.0, 1.0}}, Eigen::VectorXd{{0.0}}}}),
+                 {0, 1}, ""}};
+  m.objective = {{{R::output(0, 0), 1.0}}, 0.0};
+  const ModelResult got = solve(m, ModelSolve::options(), twenty_seconds());
+  EXPECT_NE(got.result.status, SolveStatus::kInfeasible);
+  if (GetParam() == Method::kBab) {
+    EXPECT_EQ(got.result.status, SolveStatus::kOptimal);
+    ASSERT_TRUE(got.point.has_value());
+    EXPECT_EQ(got.point->v, Eigen::Vector2d(1.4e9, 0.0));
+    EXPECT_EQ(got.result.objective, evaluate(m, Eigen::Vector2d(1.4e9, 0.0)).objective);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, ModelSolve,
                          ::testing::Values(Method::kSampling, Method::kEnhanced, Method::kBab, Method::kMip,
                                            Method::kGradient, Method::kWalk),
