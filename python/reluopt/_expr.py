@@ -20,9 +20,22 @@ def is_number(value: Any) -> bool:
 def _number(value: Any, what: str) -> float:
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if not is_number(value) or not math.isfinite(value):
-        raise Error(f"{what} must be a finite number, not {value!r}")
+    if not is_number(value) or not _finite(value):
+        raise Error(f"{what} must be a finite number, not {_short(value)}")
     return float(value)
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond the range of a double
+        return False
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
 
 
 def _model_of(a: Any, b: Any) -> Any:
@@ -249,9 +262,12 @@ class Vector:
         if isinstance(key, slice):
             return Vector(self.model, self.kind, self.index, self.coordinates[key])
         try:
-            picks = [int(i) for i in key]
-        except (TypeError, ValueError):
-            raise Error(f"{self!r} takes an int, a slice or a list of ints as index, not {key!r}") from None
+            picks = list(key)
+        except TypeError:
+            picks = [None]
+        # bools and floats are no positions: int(True) and int(0.5) would pick an entry the caller did not mean
+        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in picks):
+            raise Error(f"{self!r} takes an int, a slice or a list of ints as index, not {_short(key)}")
         return Vector(self.model, self.kind, self.index, [self.coordinates[self._checked(i)] for i in picks])
 
     def _checked(self, i: int) -> int:

@@ -15,6 +15,11 @@ from ._progress import make_progress
 from ._solve import _SENSES, Result, returned, run_settings
 
 
+# The largest block, as in the problem file ('size', src/io/problem_json.cc): a larger one would only fail to
+# allocate.
+MAX_BLOCK_SIZE = 100_000_000
+
+
 def _bounds(value: Any, size: int, what: str) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=np.float64)
@@ -82,8 +87,8 @@ class Model:
         all integer. `size` may be left out when lower or upper is an array."""
         if size is None:
             size = next((len(np.atleast_1d(b)) for b in (lower, upper) if np.ndim(b) == 1), 1)
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-            raise Error(f"add_variables: size must be an integer >= 1, not {size!r}")
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= MAX_BLOCK_SIZE:
+            raise Error(f"add_variables: size must be an integer from 1 to 1e8, not {size!r}")
         name = self._claim(name, "x", "variables")
         if upper is None:
             raise Error(f"variables '{name}': upper is required (every variable has finite bounds)")

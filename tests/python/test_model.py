@@ -101,6 +101,11 @@ def test_expression_algebra():
     (lambda m, x, y: m.solve(method="mip", no_such_option=1), "unknown option 'no_such_option'"),
     (lambda m, x, y: m.solve(method="nope"), "nope"),
     (lambda m, x, y: reluopt.Model(sense="up"), 'sense must be "max" or "min"'),
+    (lambda m, x, y: x[0] * 10**400, "a factor of an expression must be a finite number, not 1000000000"),
+    (lambda m, x, y: x[0] <= -10**400, "a number in an expression must be a finite number"),
+    (lambda m, x, y: x[[True, False]], "takes an int, a slice or a list of ints as index, not [True, False]"),
+    (lambda m, x, y: x[np.array([0.0, 1.0])], "takes an int, a slice or a list of ints as index"),
+    (lambda m, x, y: m.add_variables(10**12, upper=1), "size must be an integer from 1 to 1e8, not 1000000000000"),
 ])
 def test_errors(misuse, message):
     m = reluopt.Model()
