@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <list>
 #include <sstream>
 #include <string>
@@ -428,6 +429,41 @@ Eigen::VectorXd decode_typed(const Field& field) {
   return data;
 }
 
+// IEEE half precision (1 sign, 5 exponent, 10 mantissa bits) and bfloat16 (the upper half of a float) are
+// exactly representable in double: each decodes to the value it stands for, subnormals included; the exponent
+// field of all ones (infinity, NaN) decodes to a non-finite value, which tensor_value then refuses.
+double half_to_double(std::uint16_t bits) {
+  const int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0x1f) return mantissa ? std::numeric_limits<double>::quiet_NaN()
+                                        : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+double bfloat16_to_double(std::uint16_t bits) {
+  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, sizeof value);
+  return value;
+}
+
+// 16-bit floats: two little-endian bytes each in raw data, else one per element of int32_data (ONNX's
+// TensorProto stores FLOAT16 and BFLOAT16 there, the bits in the low 16).
+template <double (*decode)(std::uint16_t), typename Field>
+Eigen::VectorXd decode_16(const std::string& raw, bool has_raw, std::int64_t count, const Field& int32_data) {
+  Eigen::VectorXd data(count);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::uint16_t bits;
+    if (has_raw)
+      std::memcpy(&bits, raw.data() + i * 2, 2);
+    else
+      bits = static_cast<std::uint16_t>(int32_data.Get(static_cast<int>(i)) & 0xffff);
+    data[i] = decode(bits);
+  }
+  return data;
+}
+
 // The index of the first value of `data` that is not finite, or -1.
 Index first_non_finite(const Eigen::VectorXd& data) {
   for (Index i = 0; i < data.size(); ++i)
@@ -476,6 +512,16 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, co
       data = has_raw && raw_fits(sizeof(std::int32_t)) ? decode_raw<std::int32_t>(raw, count)
                                                        : decode_typed(fits(tensor.int32_data()));
       break;
+    case onnx::TensorProto_DataType_FLOAT16:
+    case onnx::TensorProto_DataType_BFLOAT16:
+      if (has_raw)
+        raw_fits(2);
+      else
+        fits(tensor.int32_data());
+      data = tensor.data_type() == onnx::TensorProto_DataType_FLOAT16
+                 ? decode_16<half_to_double>(raw, has_raw, count, tensor.int32_data())
+                 : decode_16<bfloat16_to_double>(raw, has_raw, count, tensor.int32_data());
+      break;
     case onnx::TensorProto_DataType_BOOL:  // a flag such as Dropout's training_mode: one byte raw, else int32_data
       data = has_raw && raw_fits(sizeof(std::uint8_t)) ? decode_raw<std::uint8_t>(raw, count)
                                                        : decode_typed(fits(tensor.int32_data()));
@@ -486,8 +532,9 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, co
   if (const Index i = first_non_finite(data); i >= 0)
     fail("value " + std::to_string(data[i]) + " at element " + std::to_string(i) + " is not finite");
   Value v = make_constant(shape, std::move(data));
-  v.integer = tensor.data_type() != onnx::TensorProto_DataType_FLOAT &&
-              tensor.data_type() != onnx::TensorProto_DataType_DOUBLE;
+  const auto type = tensor.data_type();
+  v.integer = type != onnx::TensorProto_DataType_FLOAT && type != onnx::TensorProto_DataType_DOUBLE &&
+              type != onnx::TensorProto_DataType_FLOAT16 && type != onnx::TensorProto_DataType_BFLOAT16;
   return v;
 }
 
@@ -980,6 +1027,13 @@ std::string refusal_reason(const std::string& op_type) {
   static const std::unordered_set<std::string> step = {"Sign",  "ArgMax", "ArgMin", "Equal",  "Greater",
                                                        "Less",  "Floor",  "Ceil",   "Round",  "Where",
                                                        "OneHot", "Not",   "And",    "Or"};
+  // A final Softmax keeps the order of the outputs, so a property that only compares outputs pairwise would hold
+  // of the logits alike; but a bound on an output's value, or an objective, would not, and the counterexample's
+  // outputs would be the logits: it is refused like any smooth activation, with what the exporter should leave out.
+  if (op_type == "Softmax")
+    return " (a smooth activation: only piecewise-linear operators are exact in a MIP; a final Softmax, as MATLAB "
+           "exports a softmaxLayer, preserves the outputs' order but not their values: export the network without "
+           "it)";
   if (smooth.count(op_type)) return " (a smooth activation: only piecewise-linear operators are exact in a MIP)";
   if (curved.count(op_type)) return " (a smooth function: only piecewise-linear operators are exact in a MIP)";
   if (step.count(op_type)) return " (a step function: only continuous piecewise-linear operators are supported)";
