@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include "core/model_reduction.h"
 #include "formulation/mip_formulation.h"
 #include "reluopt/solve.h"
@@ -24,6 +26,16 @@ namespace reluopt {
 inline constexpr long kFirstRunNodes = 200;
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
                           const Deadline& deadline, const RunControl& control, long first_run_nodes = kFirstRunNodes);
+
+// The integer neighbourhood search of the model MIP (Danna, Rothberg & Le Pape 2005 and Fischetti & Lodi 2003
+// search the neighbourhood of an incumbent by a sub-MIP in the same way): the model MIP over the box where each
+// integer coordinate of u lies within 1 of the incumbent's, the continuous ones free, with neuron bounds
+// propagated over that box, from `start` (a point u of the composite's input); then again around each better
+// point, a few times. The best point found by evaluate(model, .), never worse than start's when start is
+// feasible; nullopt when neither start nor any point found is feasible.
+std::optional<ModelPoint> search_integer_neighbourhoods(const Model& model, const ReducedModel& reduced,
+                                                         const SolveOptions& options, const Deadline& deadline,
+                                                         const Eigen::VectorXd& start);
 
 // The big-M formulation of a model over the bounds the MIP methods use (options.mip.bounds), with its output
 // rows and integer inputs: what `reluopt formulate` writes. Maximizes sign * objective.
