@@ -19,7 +19,8 @@ namespace reluopt {
 // With output rows or integers and a composite of one hidden layer, a first CBC run over options.mip.bounds stops
 // after first_run_nodes nodes: the small models end within it. A deeper composite has that first run (with
 // Anderson et al.'s cuts at its root for mip) only when its formulation is small. The others go on with a MIP
-// start from 16 samples (their region problems, then the enhanced search from them) and the formulation over the
+// start from 16 samples (their region problems, then the enhanced search from them, then, where the integer
+// neighbourhood is small, search_integer_neighbourhoods from their best point) and the formulation over the
 // box and neuron bounds tightened with the rows, integrality and the objective cutoff of that start (every better
 // point meets it; algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs'
 // bounds hold and the least is reported.
