@@ -76,6 +76,9 @@ class Weights {
 
   // |W| v, without forming |W|.
   Eigen::VectorXd abs_times(const Eigen::VectorXd& v) const;
+  // An upper bound on |W| m for m >= 0, the reach that round-off margins are built on: |W| m itself for a dense or
+  // sparse W; for a convolution each row's kernel magnitude times max m (a product fewer through a VGG's layers).
+  Eigen::VectorXd abs_reach(const Eigen::VectorXd& m) const;
   // |W|, max(W, 0), min(W, 0) (a convolution's with the kernel's entries mapped) and diag(r) W diag(c), sparse when
   // W is or is a convolution (written out: an Error past kMaxWrittenOutBytes).
   Weights cwiseAbs() const;

@@ -38,15 +38,12 @@ void interval_step(const Weights& weights, const Eigen::VectorXd& bias, const Ei
     // Two convolutions, W c + b -+ |W| r with c, r the centre and radius of [lo, hi] (the radius often zero but
     // near a few free pixels, a product by its nonzeros), rather than a pass over every receptive field: the same
     // bounds in exact arithmetic, whose round-off the margins built on abs_reach cover (gamma_{2n+1} times
-    // |W| max(|lo|, |hi|) + |b|, bounded here by each row's kernel magnitude times the largest max(|lo|, |hi|)).
+    // |W| max(|lo|, |hi|) + |b|, bounded by Weights::abs_reach).
     const Eigen::VectorXd centre = 0.5 * (lo + hi), radius = 0.5 * (hi - lo);
     const Eigen::VectorXd mid = weights * centre + bias, spread = weights.abs_times(radius);
     if (l) *l = mid - spread;
     if (u) *u = mid + spread;
-    if (abs_reach) {
-      const double largest = lo.size() > 0 ? lo.cwiseAbs().cwiseMax(hi.cwiseAbs()).maxCoeff() : 0.0;
-      *abs_reach = bias.cwiseAbs() + weights.conv().row_abs_bound() * largest;
-    }
+    if (abs_reach) *abs_reach = bias.cwiseAbs() + weights.abs_reach(lo.cwiseAbs().cwiseMax(hi.cwiseAbs()));
     return;
   }
   // Row by row over the nonzeros, each row's terms in the order of their columns as above.

@@ -30,13 +30,7 @@ std::vector<std::pair<Eigen::VectorXd, Eigen::VectorXd>> hidden_intervals(const 
     const Eigen::VectorXd radius = 0.5 * (upper - lower);
     const Eigen::VectorXd mid = layer.weights * centre + layer.bias;
     const Eigen::VectorXd spread = layer.weights.abs_times(radius);
-    // |W| m with m = max(|lower|, |upper|), for a convolution bounded by its rows' kernel magnitudes times max m
-    // (a product fewer through a VGG's layers).
-    const Eigen::VectorXd magnitude = lower.cwiseAbs().cwiseMax(upper.cwiseAbs());
-    const Eigen::VectorXd reach =
-        layer.weights.is_conv()
-            ? Eigen::VectorXd(layer.weights.conv().row_abs_bound() * (magnitude.size() ? magnitude.maxCoeff() : 0.0))
-            : layer.weights.abs_times(magnitude);
+    const Eigen::VectorXd reach = layer.weights.abs_reach(lower.cwiseAbs().cwiseMax(upper.cwiseAbs()));
     const Eigen::VectorXd margin = (kRelativeMargin * (reach + layer.bias.cwiseAbs())).array() + 1.0;
     Eigen::VectorXd h_lower = mid - spread - margin;
     Eigen::VectorXd h_upper = mid + spread + margin;

@@ -94,6 +94,11 @@ Eigen::VectorXd Weights::abs_times(const Eigen::VectorXd& v) const {
   return out;
 }
 
+Eigen::VectorXd Weights::abs_reach(const Eigen::VectorXd& m) const {
+  if (!conv_) return abs_times(m);
+  return conv_->row_abs_bound() * (m.size() > 0 ? m.maxCoeff() : 0.0);
+}
+
 namespace {
 
 // W with f applied to each stored entry (f(0) = 0, so a sparse W stays sparse with the same pattern or less).
