@@ -21,6 +21,9 @@ std::int64_t element_bytes(std::int32_t type) {
     case onnx::TensorProto_DataType_DOUBLE:
     case onnx::TensorProto_DataType_INT64:
       return 8;
+    case onnx::TensorProto_DataType_FLOAT16:
+    case onnx::TensorProto_DataType_BFLOAT16:
+      return 2;
     case onnx::TensorProto_DataType_BOOL:
       return 1;
     default:

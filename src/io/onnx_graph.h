@@ -142,7 +142,7 @@ using CloseLayer = std::function<std::vector<Value>(std::vector<Block>)>;
 using PwlOperator = Value (*)(const NodeContext&, const Inputs&, const CloseLayer&);
 
 
-Value make_constant(Shape shape, Eigen::VectorXd data);
+Value make_constant(Shape shape, Eigen::MatrixXd data);
 Value scalar(double x);
 // A value of the given shape with the same kind (constant or affine in the same x) as v, and no rows yet.
 Value kind_of(const Value& v, Shape shape);

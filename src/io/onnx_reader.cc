@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <list>
 #include <sstream>
 #include <string>
@@ -79,7 +80,9 @@ std::string shape_string(const Shape& shape) {
   return s + "]";
 }
 
-Value make_constant(Shape shape, Eigen::VectorXd data) {
+// `data` is the tensor's elements as one column: rows is a MatrixXd, and only a matrix of its own type moves into
+// it (a VectorXd would be copied, 1.1 GB of writes for VGG16's 138 M weights), so the initializers decode into one.
+Value make_constant(Shape shape, Eigen::MatrixXd data) {
   Value v;
   v.shape = std::move(shape);
   v.rows = std::move(data);
@@ -411,27 +414,63 @@ Shape distinct_axes(const NodeContext& ctx, const Shape& axes, std::size_t rank)
 // ---- Tensor data ----
 
 template <typename T>
-Eigen::VectorXd decode_raw(const std::string& raw, std::int64_t count) {
-  Eigen::VectorXd data(count);
+Eigen::MatrixXd decode_raw(const std::string& raw, std::int64_t count) {
+  Eigen::MatrixXd data(count, 1);
   for (std::int64_t i = 0; i < count; ++i) {
     T element;
     std::memcpy(&element, raw.data() + i * sizeof(T), sizeof(T));  // ONNX raw data is little-endian
-    data[i] = static_cast<double>(element);
+    data(i) = static_cast<double>(element);
   }
   return data;
 }
 
 template <typename Field>
-Eigen::VectorXd decode_typed(const Field& field) {
-  Eigen::VectorXd data(field.size());
-  for (int i = 0; i < field.size(); ++i) data[i] = static_cast<double>(field.Get(i));
+Eigen::MatrixXd decode_typed(const Field& field) {
+  Eigen::MatrixXd data(field.size(), 1);
+  for (int i = 0; i < field.size(); ++i) data(i) = static_cast<double>(field.Get(i));
   return data;
 }
 
-// The index of the first value of `data` that is not finite, or -1.
-Index first_non_finite(const Eigen::VectorXd& data) {
+// IEEE half precision (1 sign, 5 exponent, 10 mantissa bits) and bfloat16 (the upper half of a float) are
+// exactly representable in double: each decodes to the value it stands for, subnormals included; the exponent
+// field of all ones (infinity, NaN) decodes to a non-finite value, which tensor_value then refuses.
+double half_to_double(std::uint16_t bits) {
+  const int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0x1f) return mantissa ? std::numeric_limits<double>::quiet_NaN()
+                                        : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+double bfloat16_to_double(std::uint16_t bits) {
+  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, sizeof value);
+  return value;
+}
+
+// 16-bit floats: two little-endian bytes each in raw data, else one per element of int32_data (ONNX's
+// TensorProto stores FLOAT16 and BFLOAT16 there, the bits in the low 16).
+template <double (*decode)(std::uint16_t), typename Field>
+Eigen::MatrixXd decode_16(const std::string& raw, bool has_raw, std::int64_t count, const Field& int32_data) {
+  Eigen::MatrixXd data(count, 1);
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::uint16_t bits;
+    if (has_raw)
+      std::memcpy(&bits, raw.data() + i * 2, 2);
+    else
+      bits = static_cast<std::uint16_t>(int32_data.Get(static_cast<int>(i)) & 0xffff);
+    data(i) = decode(bits);
+  }
+  return data;
+}
+
+// The index of the first value of `data` that is not finite, or -1 (the vectorized check first: weights are).
+Index first_non_finite(const Eigen::MatrixXd& data) {
+  if (data.allFinite()) return -1;
   for (Index i = 0; i < data.size(); ++i)
-    if (!std::isfinite(data[i])) return i;
+    if (!std::isfinite(data(i))) return i;
   return -1;
 }
 
@@ -458,7 +497,7 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, co
     return field;
   };
   const bool has_raw = tensor.has_raw_data();
-  Eigen::VectorXd data;
+  Eigen::MatrixXd data;
   switch (tensor.data_type()) {
     case onnx::TensorProto_DataType_FLOAT:
       data = has_raw && raw_fits(sizeof(float)) ? decode_raw<float>(raw, count)
@@ -476,6 +515,16 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, co
       data = has_raw && raw_fits(sizeof(std::int32_t)) ? decode_raw<std::int32_t>(raw, count)
                                                        : decode_typed(fits(tensor.int32_data()));
       break;
+    case onnx::TensorProto_DataType_FLOAT16:
+    case onnx::TensorProto_DataType_BFLOAT16:
+      if (has_raw)
+        raw_fits(2);
+      else
+        fits(tensor.int32_data());
+      data = tensor.data_type() == onnx::TensorProto_DataType_FLOAT16
+                 ? decode_16<half_to_double>(raw, has_raw, count, tensor.int32_data())
+                 : decode_16<bfloat16_to_double>(raw, has_raw, count, tensor.int32_data());
+      break;
     case onnx::TensorProto_DataType_BOOL:  // a flag such as Dropout's training_mode: one byte raw, else int32_data
       data = has_raw && raw_fits(sizeof(std::uint8_t)) ? decode_raw<std::uint8_t>(raw, count)
                                                        : decode_typed(fits(tensor.int32_data()));
@@ -484,10 +533,11 @@ Value tensor_value(const onnx::TensorProto& tensor, const std::string& where, co
       fail("unsupported data type " + onnx::TensorProto_DataType_Name(tensor.data_type()));
   }
   if (const Index i = first_non_finite(data); i >= 0)
-    fail("value " + std::to_string(data[i]) + " at element " + std::to_string(i) + " is not finite");
+    fail("value " + std::to_string(data(i)) + " at element " + std::to_string(i) + " is not finite");
   Value v = make_constant(shape, std::move(data));
-  v.integer = tensor.data_type() != onnx::TensorProto_DataType_FLOAT &&
-              tensor.data_type() != onnx::TensorProto_DataType_DOUBLE;
+  const auto type = tensor.data_type();
+  v.integer = type != onnx::TensorProto_DataType_FLOAT && type != onnx::TensorProto_DataType_DOUBLE &&
+              type != onnx::TensorProto_DataType_FLOAT16 && type != onnx::TensorProto_DataType_BFLOAT16;
   return v;
 }
 
@@ -893,7 +943,7 @@ Value constant_op(const NodeContext& ctx, const Inputs&) {
   const onnx::AttributeProto* floats = find_attribute(node, "value_floats");
   const onnx::AttributeProto* ints = find_attribute(node, "value_ints");
   if (!floats && !ints) ctx.fail("unsupported Constant (expected value, value_float(s) or value_int(s))");
-  Eigen::VectorXd data = floats ? decode_typed(floats->floats()) : decode_typed(ints->ints());
+  Eigen::MatrixXd data = floats ? decode_typed(floats->floats()) : decode_typed(ints->ints());
   if (!data.allFinite()) ctx.fail("value_floats holds a value that is not finite");
   const Shape shape{static_cast<std::int64_t>(data.size())};
   Value v = make_constant(shape, std::move(data));
@@ -980,6 +1030,13 @@ std::string refusal_reason(const std::string& op_type) {
   static const std::unordered_set<std::string> step = {"Sign",  "ArgMax", "ArgMin", "Equal",  "Greater",
                                                        "Less",  "Floor",  "Ceil",   "Round",  "Where",
                                                        "OneHot", "Not",   "And",    "Or"};
+  // A final Softmax keeps the order of the outputs, so a property that only compares outputs pairwise would hold
+  // of the logits alike; but a bound on an output's value, or an objective, would not, and the counterexample's
+  // outputs would be the logits: it is refused like any smooth activation, with what the exporter should leave out.
+  if (op_type == "Softmax")
+    return " (a smooth activation: only piecewise-linear operators are exact in a MIP; a final Softmax, as MATLAB "
+           "exports a softmaxLayer, preserves the outputs' order but not their values: export the network without "
+           "it)";
   if (smooth.count(op_type)) return " (a smooth activation: only piecewise-linear operators are exact in a MIP)";
   if (curved.count(op_type)) return " (a smooth function: only piecewise-linear operators are exact in a MIP)";
   if (step.count(op_type)) return " (a step function: only continuous piecewise-linear operators are supported)";
