@@ -54,6 +54,18 @@ constexpr int kModelReliability = 1;
 // within 1000 nodes keep their order.
 constexpr long kBestBoundAfterNodes = 1000;
 
+// The integer neighbourhood search (search_neighbourhoods): how far each integer coordinate may move from the
+// incumbent's, the share of the time left it may take, and how many recentred rounds.
+constexpr double kNeighbourhoodRadius = 1.0;
+// A round's node limit is far above the 440 nodes that close pricing_s3's neighbourhood; a neighbourhood pays
+// only when it is small (neighbourhood_pays): at most this share of the integer grid and a formulation of at most
+// kNeighbourhoodBinaries binaries.
+constexpr double kNeighbourhoodTimeShare = 0.2;
+constexpr int kNeighbourhoodRounds = 3;
+constexpr long kNeighbourhoodNodes = 1000;
+constexpr double kNeighbourhoodGridShare = 0.01;
+constexpr int kNeighbourhoodBinaries = 128;
+
 // The composite's outputs differ from the networks' own forward passes by the rounding of the carried shift,
 // about eps (|v| + |L|) (docs/PROBLEM.md §2), which a bound over the composite does not see: the bound is
 // widened by 5e-10 relative, far above that rounding and far below the 1e-6 gap that counts as optimal.
@@ -290,7 +302,74 @@ long offer_search(const Problem& problem, const SolveOptions& options, const Dea
   return regions.run.lps + ascended.run.lps;
 }
 
+// The box of u where each integer coordinate lies within kNeighbourhoodRadius of u's own, the continuous ones
+// keep theirs.
+Domain integer_neighbourhood(const ReducedModel& reduced, const Eigen::VectorXd& u) {
+  Domain box = reduced.domain;
+  for (Eigen::Index i = 0; i < u.size(); ++i) {
+    if (!reduced.integer[static_cast<std::size_t>(i)]) continue;
+    box.lower[i] = std::max(box.lower[i], u[i] - kNeighbourhoodRadius);
+    box.upper[i] = std::min(box.upper[i], u[i] + kNeighbourhoodRadius);
+  }
+  return box;
+}
+
+// The model MIP over the integer neighbourhood of the incumbent, its neuron bounds propagated over that box (far
+// tighter than over the whole box), started from the incumbent; again around each better point it finds, at most
+// kNeighbourhoodRounds times, each within kNeighbourhoodNodes nodes and all within `deadline`. Each is a
+// restriction of the model, so its points are the model's and its bounds are not: they go to the incumbent only.
+// Returns the nodes.
+long search_neighbourhoods(const ReducedModel& reduced, const SolveOptions& options, const Deadline& deadline,
+                           const RunControl& control, ModelIncumbent& incumbent, long nodes_before) {
+  long nodes = 0;
+  for (int round = 0; round < kNeighbourhoodRounds && !deadline.expired(); ++round) {
+    const Eigen::VectorXd u = incumbent.best_u();
+    if (u.size() == 0) break;
+    const double before = incumbent.sign() * incumbent.best()->objective;
+    ReducedModel local = reduced;
+    local.domain = integer_neighbourhood(reduced, u);
+    const Problem problem = model_problem(local);
+    const MipFormulation formulation = formulate(problem, local, options, propagated_bounds(problem, options, deadline));
+    nodes += run_cbc(formulation, *reduced.composite, options, deadline, control, incumbent, kNeighbourhoodNodes,
+                     nodes_before + nodes, true).nodes;
+    if (incumbent.sign() * incumbent.best()->objective <= before) break;
+  }
+  return nodes;
+}
+
+// Binaries of unstable neurons: the integer inputs are the model's own variables.
+int binaries(const MipFormulation& formulation, const ReducedModel& reduced) {
+  const auto integer_inputs = std::count(reduced.integer.begin(), reduced.integer.end(), true);
+  return formulation.model.num_integer() - static_cast<int>(integer_inputs);
+}
+
+// Whether the integer neighbourhood is a small problem: its grid of integer points is at most
+// kNeighbourhoodGridShare of the model's, and the model's formulation is small. Measured (60 s, 1 thread,
+// bench/results/models_peers_modelspeed6.md): on pricing_s3 (8 prices of 9 levels, the neighbourhood 3^8 of 9^8
+// points, 113 binaries) it finds the optimum 242.788 within 8 s where CBC's tree ends at 238.27; where it
+// restricts little (design_s3's binaries, process's one stage count) or the formulation is large (pricing_s4,
+// 223 binaries) its time was the tree's loss.
+bool neighbourhood_pays(const ReducedModel& reduced, const MipFormulation& formulation) {
+  if (binaries(formulation, reduced) > kNeighbourhoodBinaries) return false;
+  double shrink = 0.0;  // log of the model's grid over the neighbourhood's
+  for (Eigen::Index i = 0; i < reduced.domain.dim(); ++i) {
+    if (!reduced.integer[static_cast<std::size_t>(i)]) continue;
+    const double width = reduced.domain.upper[i] - reduced.domain.lower[i];
+    shrink += std::log((width + 1.0) / (std::min(width, 2.0 * kNeighbourhoodRadius) + 1.0));
+  }
+  return shrink >= -std::log(kNeighbourhoodGridShare);
+}
+
 }  // namespace
+
+std::optional<ModelPoint> search_integer_neighbourhoods(const Model& model, const ReducedModel& reduced,
+                                                         const SolveOptions& options, const Deadline& deadline,
+                                                         const Eigen::VectorXd& start) {
+  ModelIncumbent incumbent(model, reduced, deadline);
+  incumbent.offer(start);
+  if (reduced.has_integers()) search_neighbourhoods(reduced, options, deadline, RunControl{}, incumbent, 0);
+  return incumbent.best();
+}
 
 MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions& options, const Deadline& deadline) {
   const Problem problem = model_problem(reduced);
@@ -307,11 +386,6 @@ MipFormulation model_formulation(const ReducedModel& reduced, const SolveOptions
 // its root as the second run has them.
 bool first_run_pays(const Problem& problem) {
   return problem.rows.empty() || problem.network.num_hidden_layers() <= 1;
-}
-
-int binaries(const MipFormulation& formulation, const ReducedModel& reduced) {
-  const auto integer_inputs = std::count(reduced.integer.begin(), reduced.integer.end(), true);
-  return formulation.model.num_integer() - static_cast<int>(integer_inputs);
 }
 
 // The first run: none with neither rows nor integers' tightening to follow it (two_runs false: one run, no node
@@ -347,6 +421,9 @@ ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const
   NeuronBounds bounds = propagated.bounds;
   if (two_runs && !completed(solution) && !deadline.expired()) {
     lps = offer_search(problem, options, deadline, control, incumbent);
+    if (reduced.has_integers() && neighbourhood_pays(reduced, formulation))
+      nodes += search_neighbourhoods(reduced, options, deadline.share(kNeighbourhoodTimeShare), control, incumbent,
+                                     nodes);
     std::optional<Cutoff> cutoff;
     if (const std::optional<ModelPoint> best = incumbent.best()) cutoff = objective_cutoff(reduced, best->objective);
     ModelBounds tightened = tightened_bounds(cutoff ? cut_problem(reduced, *cutoff) : problem, propagated, deadline);

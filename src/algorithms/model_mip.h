@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include "core/model_reduction.h"
 #include "formulation/mip_formulation.h"
 #include "reluopt/solve.h"
@@ -17,13 +19,24 @@ namespace reluopt {
 // With output rows or integers and a composite of one hidden layer, a first CBC run over options.mip.bounds stops
 // after first_run_nodes nodes: the small models end within it. A deeper composite has that first run (with
 // Anderson et al.'s cuts at its root for mip) only when its formulation is small. The others go on with a MIP
-// start from 16 samples (their region problems, then the enhanced search from them) and the formulation over the
+// start from 16 samples (their region problems, then the enhanced search from them, then, where the integer
+// neighbourhood is small, search_integer_neighbourhoods from their best point) and the formulation over the
 // box and neuron bounds tightened with the rows, integrality and the objective cutoff of that start (every better
 // point meets it; algorithms/root_tightening.h), with Anderson et al.'s cuts at its root for mip; both runs'
 // bounds hold and the least is reported.
 inline constexpr long kFirstRunNodes = 200;
 ModelResult run_model_mip(const Model& model, const ReducedModel& reduced, const SolveOptions& options,
                           const Deadline& deadline, const RunControl& control, long first_run_nodes = kFirstRunNodes);
+
+// The integer neighbourhood search of the model MIP (Danna, Rothberg & Le Pape 2005 and Fischetti & Lodi 2003
+// search the neighbourhood of an incumbent by a sub-MIP in the same way): the model MIP over the box where each
+// integer coordinate of u lies within 1 of the incumbent's, the continuous ones free, with neuron bounds
+// propagated over that box, from `start` (a point u of the composite's input); then again around each better
+// point, a few times. The best point found by evaluate(model, .), never worse than start's when start is
+// feasible; nullopt when neither start nor any point found is feasible.
+std::optional<ModelPoint> search_integer_neighbourhoods(const Model& model, const ReducedModel& reduced,
+                                                         const SolveOptions& options, const Deadline& deadline,
+                                                         const Eigen::VectorXd& start);
 
 // The big-M formulation of a model over the bounds the MIP methods use (options.mip.bounds), with its output
 // rows and integer inputs: what `reluopt formulate` writes. Maximizes sign * objective.

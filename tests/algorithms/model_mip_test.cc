@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -155,6 +156,47 @@ TEST_P(ModelMip, IntegralityAloneMakesAModelInfeasible) {
   const ModelResult continuous = run(integer_infeasible_model(false), GetParam());
   EXPECT_EQ(continuous.result.status, SolveStatus::kOptimal);
   EXPECT_NEAR(continuous.result.objective, 0.8, 1e-7);
+}
+
+// random_model with x0 (integer) restricted to [lower, upper].
+Model with_x0_within(Model m, double lower, double upper) {
+  m.variables[0].lower[0] = lower;
+  m.variables[0].upper[0] = upper;
+  return m;
+}
+
+// From the best point with x0 fixed to each value (by the oracle), the neighbourhood search ends at a point that
+// evaluate() accepts, integral in x0, at least as good as the oracle's optimum over x0 within 1 of the start's
+// (its first sub-MIP closes on these) and so as the start.
+TEST(ModelNeighbourhood, EndsAtLeastAtTheOraclesOptimumWithinOneOfTheStart) {
+  int searched = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const Sense sense = seed % 2 == 0 ? Sense::kMaximize : Sense::kMinimize;
+    const double sign = sense == Sense::kMaximize ? 1.0 : -1.0;
+    const Model m = random_model(seed, sense);
+    const ReducedModel reduced = reduce(m);
+    ASSERT_EQ(reduced.domain.dim(), 3);  // no variable eliminated: u = v
+    for (int c = 0; c <= 3; ++c) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", x0 = " + std::to_string(c));
+      const testing::ModelOptimum start = testing::brute_force_model(with_x0_within(m, c, c));
+      if (!start.feasible) continue;
+      const testing::ModelOptimum near = testing::brute_force_model(with_x0_within(m, std::max(c - 1, 0), std::min(c + 1, 3)));
+      ASSERT_TRUE(near.feasible);
+      SolveOptions options;
+      options.method = Method::kMip;
+      options.threads = 1;
+      const std::optional<ModelPoint> found =
+          search_integer_neighbourhoods(m, reduced, options, Deadline(30.0, nullptr), start.v);
+      ASSERT_TRUE(found.has_value());
+      const ModelPoint again = evaluate(m, found->v);
+      EXPECT_LE(again.max_violation, model_tolerance(m));
+      EXPECT_EQ(found->v[0], std::round(found->v[0]));
+      EXPECT_GE(sign * again.objective, sign * near.objective - 1e-6 * std::max(1.0, std::abs(near.objective)));
+      EXPECT_GE(sign * again.objective, sign * start.objective - 1e-6 * std::max(1.0, std::abs(start.objective)));
+      searched += 1;
+    }
+  }
+  EXPECT_GT(searched, 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, ModelMip, ::testing::Values(Method::kMip, Method::kMipCuts, Method::kPartition),
