@@ -16,7 +16,11 @@ def files():
     yield ROOT / "Makefile"
     for top in SOURCES:
         for path in (ROOT / top).rglob("*"):
-            if path.suffix in SUFFIXES and "fixtures" not in path.parts and path.is_file():
+            # A hidden folder is not the project's: bench/.venv-peers holds the peers' packages and their docs.
+            inside = path.relative_to(ROOT).parts
+            if any(part.startswith(".") for part in inside) or "fixtures" in inside:
+                continue
+            if path.suffix in SUFFIXES and path.is_file():
                 yield path
 
 
