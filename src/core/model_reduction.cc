@@ -485,6 +485,39 @@ void set_input(const Model& model, const Box& box, const Substitution& input, Re
   reduced.domain.description = description;
 }
 
+// Integer coordinates fixed or narrowed by the rows A u <= b over the box: row i's least activity over the other
+// coordinates bounds a_ij u_j, so u_j <= (b_i - min_{k != j} a_ik u_k) / a_ij when a_ij > 0 (>= when a_ij < 0),
+// rounded inwards to an integer with a tolerance of 1e-9 of the magnitudes involved, far above the round-off of
+// the sums. Bounds implied this way (an eliminated variable's box over integers, a budget row at its floor) leave
+// the domain flat, which the sampling methods refuse; fixed, the coordinates drop out of that check. Continuous
+// coordinates keep their boxes: a bound computed in floating point may cut a feasible point. A coordinate left
+// with no integer makes the domain empty (the row 0 <= -1, as a contradiction of the equalities does).
+void narrow_integers(Domain& domain, const std::vector<bool>& integer) {
+  if (!domain.lower.allFinite() || !domain.upper.allFinite()) return;
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (Eigen::Index i = 0; i < domain.A.rows(); ++i) {
+      const Eigen::VectorXd a = domain.A.row(i).transpose();
+      const Eigen::VectorXd least = a.cwiseProduct(domain.lower).cwiseMin(a.cwiseProduct(domain.upper));
+      const double total = least.sum(), size = least.cwiseAbs().sum() + std::abs(domain.b[i]);
+      for (Eigen::Index j = 0; j < domain.dim(); ++j) {
+        if (!integer[static_cast<std::size_t>(j)] || a[j] == 0.0) continue;
+        const double q = (domain.b[i] - (total - least[j])) / a[j];
+        const double slack = 1e-9 * std::max({1.0, std::abs(q), size / std::abs(a[j])});
+        const double bound = a[j] > 0.0 ? std::floor(q + slack) : std::ceil(q - slack);
+        if (a[j] > 0.0 ? bound >= domain.upper[j] : bound <= domain.lower[j]) continue;
+        if (a[j] > 0.0 ? bound < domain.lower[j] : bound > domain.upper[j]) {
+          append_row(domain.A, domain.b, Eigen::VectorXd::Zero(domain.dim()), -1.0);
+          return;
+        }
+        (a[j] > 0.0 ? domain.upper[j] : domain.lower[j]) = bound;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
+}
+
 }  // namespace
 
 double carry_shift(double lower) { return std::max(std::min(lower, 0.0) - 1.0, -kMaxMagnitude); }
@@ -535,6 +568,7 @@ ReducedModel reduce(const Model& model) {
     reduced.composite = std::make_shared<const Network>(
         detail::specialize_linear_neurons(*reduced.composite, reduced.domain.lower, reduced.domain.upper));
   add_constraint_rows(model, input, box, reduced);
+  if (reduced.has_integers()) narrow_integers(reduced.domain, reduced.integer);
   reduced.objective = reduced_objective(model, reduced);
   reduced.objective.description = std::string(model.sense == Sense::kMaximize ? "maximize" : "minimize") +
                           " the problem's objective";

@@ -173,6 +173,37 @@ TEST_P(ModelSolve, EqualitiesThatFixEveryVariableLeaveOnePointOrNone) {
   }
 }
 
+// Integers fixed by rows rather than by equalities: s == 3 + n0 + n1 eliminates s, whose box [0, 3] becomes
+// 0 <= 3 + n0 + n1 <= 3 over n >= 0, which only n = 0 meets; the domain over (x, n) is flat in n until the rows
+// fix n0 = n1 = 0 (model_reduction.cc, narrow_integers), and every method then runs over x. The provers prove
+// the oracle's optimum; every point has n = 0 and s = 3. Asking s == 4 + n0 + n1 leaves no point: `infeasible`.
+TEST_P(ModelSolve, IntegersFixedByTheirRowsLeaveADomainEveryMethodRuns) {
+  const auto model = [](double shift) {
+    Model m;
+    m.variables = {{"x", Eigen::VectorXd::Zero(1), Eigen::VectorXd::Ones(1), {}},
+                   {"n", Eigen::Vector2d::Zero(), Eigen::Vector2d::Constant(3.0), {true, true}},
+                   {"s", Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 3.0), {true}}};
+    m.networks = {{"f", std::make_shared<const Network>(testing::random_network(3, {5}, 1, 95)), {0, 1, 2}, ""}};
+    m.constraints = {testing::make_constraint(
+        {{R::variable(2, 0), 1.0}, {R::variable(1, 0), -1.0}, {R::variable(1, 1), -1.0}}, ConstraintSense::kEqual,
+        shift)};
+    m.objective = {{{R::output(0, 0), 1.0}, {R::variable(0, 0), 0.2}}, 0.0};
+    return m;
+  };
+  const Model m = model(3.0);
+  const testing::ModelOptimum exact = testing::brute_force_model(m);
+  ASSERT_TRUE(exact.feasible);
+  const ModelResult got = solve(m, ModelSolve::options(), twenty_seconds());
+  if (GetParam() == Method::kBab || GetParam() == Method::kMip) testing::expect_oracles_answer(m, exact, got);
+  ASSERT_TRUE(got.point.has_value()) << status_name(got.result.status);
+  EXPECT_EQ(got.point->v.tail<3>(), Eigen::Vector3d(0.0, 0.0, 3.0));
+  EXPECT_LE(got.point->max_violation, model_tolerance(m));
+  EXPECT_LE(got.point->objective, exact.objective + 1e-9);
+  const ModelResult none = solve(model(4.0), ModelSolve::options(), twenty_seconds());
+  EXPECT_EQ(none.result.status, SolveStatus::kInfeasible);
+  EXPECT_FALSE(none.point.has_value());
+}
+
 // Numbers where CBC 2.10 misreports: integers in [0, 1.4e9] put big-M coefficients of 1.4e9 into the model MIP,
 // and CBC ends its root without a branch, calling the model infeasible (solver/cbc_mip.cc, kTrustedMagnitude).
 // x0 = 1.4e9, x1 = 0 is the optimum, 2.1e9 - 0.1: no method answers `infeasible`, and bab proves it.
