@@ -491,7 +491,7 @@ void set_input(const Model& model, const Box& box, const Substitution& input, Re
 // the sums. Bounds implied this way (an eliminated variable's box over integers, a budget row at its floor) leave
 // the domain flat, which the sampling methods refuse; fixed, the coordinates drop out of that check. Continuous
 // coordinates keep their boxes: a bound computed in floating point may cut a feasible point. A coordinate left
-// with no integer makes the domain empty (the row 0 <= -1, as a contradiction of the equalities does).
+// with no integer ends the narrowing with its box as it is: the model has no point, which every method proves.
 void narrow_integers(Domain& domain, const std::vector<bool>& integer) {
   if (!domain.lower.allFinite() || !domain.upper.allFinite()) return;
   for (int round = 0; round < 8; ++round) {
@@ -506,10 +506,7 @@ void narrow_integers(Domain& domain, const std::vector<bool>& integer) {
         const double slack = 1e-9 * std::max({1.0, std::abs(q), size / std::abs(a[j])});
         const double bound = a[j] > 0.0 ? std::floor(q + slack) : std::ceil(q - slack);
         if (a[j] > 0.0 ? bound >= domain.upper[j] : bound <= domain.lower[j]) continue;
-        if (a[j] > 0.0 ? bound < domain.lower[j] : bound > domain.upper[j]) {
-          append_row(domain.A, domain.b, Eigen::VectorXd::Zero(domain.dim()), -1.0);
-          return;
-        }
+        if (a[j] > 0.0 ? bound < domain.lower[j] : bound > domain.upper[j]) return;
         (a[j] > 0.0 ? domain.upper[j] : domain.lower[j]) = bound;
         changed = true;
       }
